@@ -1,0 +1,133 @@
+//! The kernel IR as written in workload RON files.
+//!
+//! ```ron
+//! kernel: [
+//!     Let("i", "blockDim.x * blockIdx.x + threadIdx.x + offset"),
+//!     If(cond: "i < n", then: [
+//!         Load(buf: "a", index: "i", width: "elem", dst: "v"),
+//!         Store(buf: "a", index: "i", width: "elem", src: ["v"]),
+//!     ]),
+//! ]
+//! ```
+
+use serde::Deserialize;
+use std::fmt;
+
+/// The RON dialect of gpusim's files: `Load(buf: ...)` without double
+/// parentheses, and optional fields written without `Some(...)`.
+pub fn ron_options() -> ron::Options {
+    use ron::extensions::Extensions;
+    ron::Options::default()
+        .with_default_extension(Extensions::UNWRAP_VARIANT_NEWTYPES | Extensions::IMPLICIT_SOME)
+}
+
+/// One statement. Statements run in lockstep for the active lanes of a warp.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Stmt {
+    /// `Let("name", "expr")`: assigns a per-lane integer variable (declares it
+    /// on first use; later `Let`s of the same name update it).
+    Let(String, String),
+    /// Per-lane predicate. Lanes where `cond` is non-zero run `then`, the
+    /// others run `else`; the warp runs both paths one after the other with
+    /// the matching active masks and reconverges after the `If`.
+    If {
+        /// Condition expression.
+        cond: String,
+        /// Statements for lanes where `cond != 0`.
+        then: Vec<Stmt>,
+        /// Statements for the other lanes.
+        #[serde(default, rename = "else")]
+        otherwise: Vec<Stmt>,
+    },
+    /// Counted loop: `var = from; while var < to (var > to if step < 0) { body; var += step }`.
+    /// `from` and `to` may differ per lane (the loop then diverges); `step`
+    /// must be a non-zero constant.
+    For {
+        /// Loop variable (per lane).
+        var: String,
+        /// Initial value.
+        from: String,
+        /// Exclusive bound.
+        to: String,
+        /// Increment, a non-zero constant (default 1).
+        #[serde(default)]
+        step: Option<String>,
+        /// Loop body.
+        body: Vec<Stmt>,
+    },
+    /// A global load of `width` bytes by every active lane.
+    Load(Access),
+    /// A global store of `width` bytes by every active lane.
+    Store(Access),
+}
+
+/// The operands of a `Load` or `Store`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Access {
+    /// Name of the buffer.
+    pub buf: String,
+    /// Word size in bytes: 1, 2, 4, 8 or 16 (a constant expression, e.g. `"elem"`).
+    pub width: String,
+    /// Element index: the byte address is `base + index * width`.
+    #[serde(default)]
+    pub index: Option<String>,
+    /// Byte offset from the buffer base (instead of `index`), for fields of
+    /// structs: `"i * 12 + 4"`.
+    #[serde(default)]
+    pub byte: Option<String>,
+    /// Loads: names the loaded value, so that a later store can depend on it.
+    #[serde(default)]
+    pub dst: Option<String>,
+    /// Stores: the loaded values the stored data is computed from; the store
+    /// waits until they have arrived.
+    #[serde(default)]
+    pub src: Vec<String>,
+}
+
+impl fmt::Display for Stmt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stmt::Let(n, e) => write!(f, "{n} = {e}"),
+            Stmt::If { cond, .. } => write!(f, "if ({cond})"),
+            Stmt::For {
+                var,
+                from,
+                to,
+                step,
+                ..
+            } => write!(
+                f,
+                "for ({var} = {from}; {var} < {to}; {var} += {})",
+                step.as_deref().unwrap_or("1")
+            ),
+            Stmt::Load(a) => {
+                if let Some(d) = &a.dst {
+                    write!(f, "{d} = ")?;
+                }
+                write!(f, "load{} {}", a.width_suffix(), a.place())
+            }
+            Stmt::Store(a) => {
+                write!(f, "store{} {}", a.width_suffix(), a.place())?;
+                if !a.src.is_empty() {
+                    write!(f, " <- {}", a.src.join(", "))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Access {
+    fn width_suffix(&self) -> String {
+        format!(".{}", self.width)
+    }
+    fn place(&self) -> String {
+        match (&self.index, &self.byte) {
+            (Some(i), _) => format!("{}[{}]", self.buf, i),
+            (None, Some(b)) => format!("{} + ({}) bytes", self.buf, b),
+            (None, None) => self.buf.clone(),
+        }
+    }
+}

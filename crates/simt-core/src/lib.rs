@@ -1,0 +1,152 @@
+//! # simt-core: the kernel IR and warp-by-warp execution
+//!
+//! A workload's kernel is a short list of statements (see [`ir::Stmt`]):
+//! per-lane integer variables, predicates, bounded loops, and global loads and
+//! stores of 1, 2, 4, 8 or 16-byte words. For each sweep point the kernel is
+//! compiled once ([`Program::compile`]): parameters and launch geometry are
+//! folded into constants, names become register slots, and structured control
+//! flow becomes branches with explicit reconvergence points.
+//!
+//! ```text
+//!  workload.ron ──serde──▶ ir::Stmt ──compile(params)──▶ Program
+//!                                                          │
+//!         Warp::reset(block, warp) ──▶ Warp::step ──▶ Step::Alu
+//!                                          │        ──▶ Step::Mem(WarpAccess: 32 addresses + mask)
+//!                                          ▼                     │
+//!                                    SIMT stack                  ▼
+//!                              (divergence, loops)          lsu::coalesce
+//! ```
+//!
+//! Warps execute in lockstep under an active mask. A divergent `If` runs the
+//! `then` lanes, then the `else` lanes, and reconverges after the statement;
+//! a loop keeps running while any lane is still inside it. Data values are
+//! not modelled, only addresses: loads name their result (`dst`) so that a
+//! store can wait for it (`src`), which is all the timing model needs.
+#![warn(missing_docs)]
+
+pub mod expr;
+pub mod ir;
+pub mod program;
+pub mod warp;
+
+pub use program::{BufferDecl, CompileEnv, CompileError, MemKind, MemOp, OpSource, Program};
+pub use warp::{ExecError, ExecFault, Scratch, Step, Warp, WarpAccess, WARP_SIZE};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ir::Stmt;
+
+    fn compile(src: &str, block: u32, grid: u32, consts: &[(&str, i64)]) -> Program {
+        let body: Vec<Stmt> = ir::ron_options()
+            .from_str(src)
+            .expect("ron");
+        let bufs = [BufferDecl {
+            name: "a".into(),
+            base: 1 << 21,
+            bytes: 1 << 20,
+        }];
+        let c = |n: &str| consts.iter().find(|(k, _)| *k == n).map(|(_, v)| *v);
+        Program::compile(
+            &body,
+            &CompileEnv {
+                block_dim: [block, 1, 1],
+                grid_dim: [grid, 1, 1],
+                consts: &c,
+                buffers: &bufs,
+            },
+        )
+        .expect("compile")
+    }
+
+    fn accesses(p: &Program, block: u32, warp: u32) -> Vec<WarpAccess> {
+        let mut w = Warp::default();
+        w.reset(p, [block, 0, 0], warp);
+        let mut out = vec![];
+        let mut acc = WarpAccess::default();
+        w.run_to_end(p, &mut Scratch::default(), &mut acc, |a| out.push(a.clone()))
+            .expect("run");
+        out
+    }
+
+    #[test]
+    fn offset_kernel_addresses() {
+        let p = compile(
+            r#"[Let("i", "blockDim.x*blockIdx.x + threadIdx.x + s"),
+                Load(buf: "a", width: "4", index: "i", dst: "v"),
+                Store(buf: "a", width: "4", index: "i", src: ["v"])]"#,
+            256,
+            4,
+            &[("s", 1)],
+        );
+        let acc = accesses(&p, 2, 3);
+        assert_eq!(acc.len(), 2);
+        assert_eq!(acc[0].mask, u32::MAX);
+        assert_eq!(acc[0].addrs[0], (1 << 21) + 4 * (512 + 96 + 1));
+        assert_eq!(acc[1].kind, MemKind::Store);
+        assert_eq!(acc[1].srcs, 1);
+    }
+
+    #[test]
+    fn divergent_if_runs_both_paths_then_reconverges() {
+        let p = compile(
+            r#"[Let("t", "threadIdx.x"),
+                If(cond: "t % 2 == 0",
+                   then: [Store(buf: "a", width: "4", index: "t")],
+                   else: [Store(buf: "a", width: "4", index: "t + 100")]),
+                Store(buf: "a", width: "4", index: "t + 200")]"#,
+            32,
+            1,
+            &[],
+        );
+        let acc = accesses(&p, 0, 0);
+        assert_eq!(acc.len(), 3);
+        assert_eq!(acc[0].mask, 0x5555_5555);
+        assert_eq!(acc[1].mask, 0xAAAA_AAAA);
+        assert_eq!(acc[2].mask, u32::MAX, "reconverged after the If");
+    }
+
+    #[test]
+    fn divergent_loop_trip_counts() {
+        // Lane l runs l % 4 iterations: 3 trips with shrinking masks.
+        let p = compile(
+            r#"[For(var: "k", from: "0", to: "threadIdx.x % 4", body: [
+                    Store(buf: "a", width: "4", index: "threadIdx.x + 32 * k")]),
+                Store(buf: "a", width: "4", index: "threadIdx.x")]"#,
+            32,
+            1,
+            &[],
+        );
+        let acc = accesses(&p, 0, 0);
+        let masks: Vec<u32> = acc.iter().map(|a| a.mask).collect();
+        assert_eq!(
+            masks,
+            vec![0xEEEE_EEEE, 0xCCCC_CCCC, 0x8888_8888, u32::MAX]
+        );
+    }
+
+    #[test]
+    fn partial_last_warp_is_masked() {
+        let p = compile(r#"[Store(buf: "a", width: "4", index: "threadIdx.x")]"#, 40, 1, &[]);
+        assert_eq!(accesses(&p, 0, 1)[0].mask, 0xFF);
+    }
+
+    #[test]
+    fn faults_name_lane_and_kind() {
+        let p = compile(r#"[Load(buf: "a", width: "8", index: "threadIdx.x * 1000000")]"#, 32, 1, &[]);
+        let mut w = Warp::default();
+        w.reset(&p, [0, 0, 0], 0);
+        let e = w
+            .run_to_end(&p, &mut Scratch::default(), &mut WarpAccess::default(), |_| {})
+            .unwrap_err();
+        assert_eq!(e.lane, 1);
+        assert!(matches!(e.fault, ExecFault::OutOfBounds { .. }));
+        let p = compile(r#"[Load(buf: "a", width: "8", byte: "threadIdx.x * 12")]"#, 32, 1, &[]);
+        w.reset(&p, [0, 0, 0], 0);
+        let e = w
+            .run_to_end(&p, &mut Scratch::default(), &mut WarpAccess::default(), |_| {})
+            .unwrap_err();
+        assert_eq!(e.lane, 1);
+        assert!(matches!(e.fault, ExecFault::Misaligned { .. }));
+    }
+}

@@ -1,0 +1,549 @@
+//! Compilation of the structured IR into a flat program with explicit
+//! branch and reconvergence targets (immediate post-dominators, which in
+//! structured code are simply the end of each `If` and `For`).
+
+use crate::expr::{self, Ast, Expr, ResolveError, Sym};
+use crate::ir::{Access, Stmt};
+
+/// Register slots of the built-in per-lane values.
+pub const SLOT_TID: u16 = 0;
+/// `blockIdx.{x,y,z}` live in slots 3..6.
+pub const SLOT_BID: u16 = 3;
+const FIRST_VAR: u16 = 6;
+/// At most this many named loaded values per kernel.
+pub const MAX_DATA_REGS: usize = 32;
+
+/// Load or store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemKind {
+    /// Global load.
+    Load,
+    /// Global store.
+    Store,
+}
+
+/// A buffer the kernel may access, already placed in the address space.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferDecl {
+    /// Name used by `Load`/`Store`.
+    pub name: String,
+    /// Device address of byte 0.
+    pub base: u64,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+/// Launch geometry and constants known at compile time.
+pub struct CompileEnv<'a> {
+    /// `blockDim` (x, y, z).
+    pub block_dim: [u32; 3],
+    /// `gridDim` (x, y, z).
+    pub grid_dim: [u32; 3],
+    /// Workload parameters and derived constants.
+    pub consts: &'a dyn Fn(&str) -> Option<i64>,
+    /// Buffers in the address space.
+    pub buffers: &'a [BufferDecl],
+}
+
+/// One flat instruction.
+#[derive(Debug, Clone)]
+pub(crate) enum OpKind {
+    Set {
+        slot: u16,
+        expr: Expr,
+    },
+    Branch {
+        cond: Expr,
+        else_pc: u32,
+        reconv_pc: u32,
+    },
+    Jump {
+        pc: u32,
+    },
+    Mem(MemOp),
+}
+
+/// A memory instruction after compilation.
+#[derive(Debug, Clone)]
+pub struct MemOp {
+    /// Load or store.
+    pub kind: MemKind,
+    /// Index into [`Program::buffers`].
+    pub buf: u16,
+    /// Word size in bytes.
+    pub width: u8,
+    pub(crate) scale: i64,
+    pub(crate) addr: Expr,
+    /// Data register written (loads).
+    pub dst: Option<u8>,
+    /// Data registers read (stores), as a bit mask.
+    pub srcs: u32,
+}
+
+/// Where an instruction came from, for diagnostics and `explain`.
+#[derive(Debug, Clone)]
+pub struct OpSource {
+    /// Field path in the workload file, e.g. `kernel[1].then[0]`.
+    pub path: String,
+    /// The statement, printed.
+    pub text: String,
+}
+
+/// A compiled kernel for one set of parameter values.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub(crate) ops: Vec<OpKind>,
+    /// Source of each op.
+    pub sources: Vec<OpSource>,
+    /// Buffers, indexed by `MemOp::buf`.
+    pub buffers: Vec<BufferDecl>,
+    /// Number of per-lane registers.
+    pub n_regs: usize,
+    /// Stack depth needed by the deepest expression.
+    pub stack_depth: usize,
+    /// Names of the data registers.
+    pub data_regs: Vec<String>,
+    /// Launch geometry.
+    pub block_dim: [u32; 3],
+    /// Launch geometry.
+    pub grid_dim: [u32; 3],
+}
+
+/// Why a kernel does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct CompileError {
+    /// Field path, e.g. `kernel[0].Let.1` or `kernel[2].Load.width`.
+    pub path: String,
+    /// The offending text, when there is one.
+    pub text: Option<String>,
+    /// Column inside `text`.
+    pub col: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Program {
+    /// Compiles `body` for the given environment.
+    pub fn compile(body: &[Stmt], env: &CompileEnv<'_>) -> Result<Program, CompileError> {
+        let mut c = Compiler {
+            env,
+            vars: Vec::new(),
+            data: Vec::new(),
+            ops: Vec::new(),
+            sources: Vec::new(),
+            depth: 1,
+        };
+        c.block(body, "kernel")?;
+        Ok(Program {
+            ops: c.ops,
+            sources: c.sources,
+            buffers: env.buffers.to_vec(),
+            n_regs: FIRST_VAR as usize + c.vars.len(),
+            stack_depth: c.depth,
+            data_regs: c.data,
+            block_dim: env.block_dim,
+            grid_dim: env.grid_dim,
+        })
+    }
+
+    /// Number of flat instructions.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// True when the kernel has no instructions.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The memory instruction at `pc`, if it is one.
+    pub fn mem_op(&self, pc: usize) -> Option<&MemOp> {
+        match self.ops.get(pc) {
+            Some(OpKind::Mem(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Threads per block.
+    pub fn threads_per_block(&self) -> u32 {
+        self.block_dim.iter().product()
+    }
+
+    /// Warps per block (warp size 32).
+    pub fn warps_per_block(&self) -> u32 {
+        self.threads_per_block().div_ceil(32)
+    }
+
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid_dim.iter().map(|&d| d as u64).product()
+    }
+}
+
+struct Compiler<'a, 'e> {
+    env: &'a CompileEnv<'e>,
+    vars: Vec<String>,
+    data: Vec<String>,
+    ops: Vec<OpKind>,
+    sources: Vec<OpSource>,
+    depth: usize,
+}
+
+impl Compiler<'_, '_> {
+    fn err(path: &str, text: Option<&str>, col: Option<usize>, message: String) -> CompileError {
+        CompileError {
+            path: path.to_string(),
+            text: text.map(str::to_string),
+            col,
+            message,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        let dims = |base: &str, v: [u32; 3]| -> Option<i64> {
+            let rest = name.strip_prefix(base)?;
+            match rest {
+                ".x" => Some(v[0] as i64),
+                ".y" => Some(v[1] as i64),
+                ".z" => Some(v[2] as i64),
+                _ => None,
+            }
+        };
+        let lane = |base: &str, slot: u16| -> Option<Sym> {
+            let rest = name.strip_prefix(base)?;
+            match rest {
+                ".x" => Some(Sym::Lane(slot)),
+                ".y" => Some(Sym::Lane(slot + 1)),
+                ".z" => Some(Sym::Lane(slot + 2)),
+                _ => None,
+            }
+        };
+        if let Some(i) = self.vars.iter().position(|v| v == name) {
+            return Some(Sym::Lane(FIRST_VAR + i as u16));
+        }
+        if let Some(v) = dims("blockDim", self.env.block_dim) {
+            return Some(Sym::Const(v));
+        }
+        if let Some(v) = dims("gridDim", self.env.grid_dim) {
+            return Some(Sym::Const(v));
+        }
+        if name == "warpSize" {
+            return Some(Sym::Const(32));
+        }
+        lane("threadIdx", SLOT_TID)
+            .or_else(|| lane("blockIdx", SLOT_BID))
+            .or_else(|| (self.env.consts)(name).map(Sym::Const))
+    }
+
+    fn expr(&mut self, text: &str, path: &str) -> Result<Expr, CompileError> {
+        let ast: Ast = expr::parse(text)
+            .map_err(|e| Self::err(path, Some(text), Some(e.col), e.message))?;
+        let data = self.data.clone();
+        let r = Expr::resolve(&ast, &mut |n| self.lookup(n));
+        match r {
+            Ok(e) => {
+                self.depth = self.depth.max(e.depth());
+                Ok(e)
+            }
+            Err(ResolveError::Unknown(u)) => {
+                let hint = if data.contains(&u.name) {
+                    " (it names a loaded value; values are not modelled, only addresses, so \
+                     expressions cannot use them)"
+                        .to_string()
+                } else {
+                    format!(
+                        " (known: threadIdx.x/y/z, blockIdx.x/y/z, blockDim.x/y/z, \
+                         gridDim.x/y/z, warpSize, the workload's parameters and derived values{}{})",
+                        if self.vars.is_empty() { "" } else { ", and variables " },
+                        self.vars.join(", ")
+                    )
+                };
+                Err(Self::err(
+                    path,
+                    Some(text),
+                    Some(u.col),
+                    format!("unknown name `{}`{hint}", u.name),
+                ))
+            }
+            Err(ResolveError::Fault(f)) => Err(Self::err(path, Some(text), None, f.to_string())),
+        }
+    }
+
+    fn const_expr(&mut self, text: &str, path: &str) -> Result<i64, CompileError> {
+        let e = self.expr(text, path)?;
+        e.konst.ok_or_else(|| {
+            Self::err(
+                path,
+                Some(text),
+                None,
+                "must be a constant (it may use parameters and blockDim/gridDim, not per-lane values)"
+                    .into(),
+            )
+        })
+    }
+
+    fn var_slot(&mut self, name: &str, path: &str) -> Result<u16, CompileError> {
+        let builtin = ["threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"];
+        if builtin.iter().any(|b| name == *b || name.starts_with(&format!("{b}.")))
+            || (self.env.consts)(name).is_some()
+        {
+            return Err(Self::err(
+                path,
+                Some(name),
+                None,
+                format!("`{name}` is a built-in or a parameter and cannot be assigned"),
+            ));
+        }
+        if name.is_empty()
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Err(Self::err(
+                path,
+                Some(name),
+                None,
+                format!("`{name}` is not a valid variable name"),
+            ));
+        }
+        if let Some(i) = self.vars.iter().position(|v| v == name) {
+            return Ok(FIRST_VAR + i as u16);
+        }
+        self.vars.push(name.to_string());
+        Ok(FIRST_VAR + (self.vars.len() - 1) as u16)
+    }
+
+    fn push(&mut self, op: OpKind, path: &str, text: String) -> u32 {
+        self.ops.push(op);
+        self.sources.push(OpSource {
+            path: path.to_string(),
+            text,
+        });
+        (self.ops.len() - 1) as u32
+    }
+
+    fn block(&mut self, body: &[Stmt], path: &str) -> Result<(), CompileError> {
+        for (i, s) in body.iter().enumerate() {
+            self.stmt(s, &format!("{path}[{i}]"))?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt, path: &str) -> Result<(), CompileError> {
+        match s {
+            Stmt::Let(name, text) => {
+                let e = self.expr(text, &format!("{path}.Let.1"))?;
+                let slot = self.var_slot(name, &format!("{path}.Let.0"))?;
+                self.push(OpKind::Set { slot, expr: e }, path, s.to_string());
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.expr(cond, &format!("{path}.cond"))?;
+                let br = self.push(
+                    OpKind::Branch {
+                        cond: c,
+                        else_pc: 0,
+                        reconv_pc: 0,
+                    },
+                    path,
+                    s.to_string(),
+                );
+                self.block(then, &format!("{path}.then"))?;
+                let jump = if otherwise.is_empty() {
+                    None
+                } else {
+                    Some(self.push(OpKind::Jump { pc: 0 }, path, "else".into()))
+                };
+                let else_pc = self.ops.len() as u32;
+                self.block(otherwise, &format!("{path}.else"))?;
+                let reconv = self.ops.len() as u32;
+                if let OpKind::Branch {
+                    else_pc: e,
+                    reconv_pc: r,
+                    ..
+                } = &mut self.ops[br as usize]
+                {
+                    *e = else_pc;
+                    *r = reconv;
+                }
+                if let Some(j) = jump {
+                    self.ops[j as usize] = OpKind::Jump { pc: reconv };
+                }
+            }
+            Stmt::For {
+                var,
+                from,
+                to,
+                step,
+                body,
+            } => {
+                let step_text = step.clone().unwrap_or_else(|| "1".into());
+                let step_v = self.const_expr(&step_text, &format!("{path}.step"))?;
+                if step_v == 0 {
+                    return Err(Self::err(
+                        &format!("{path}.step"),
+                        Some(&step_text),
+                        None,
+                        "loop step must not be zero".into(),
+                    ));
+                }
+                let init = self.expr(from, &format!("{path}.from"))?;
+                let slot = self.var_slot(var, &format!("{path}.var"))?;
+                self.push(OpKind::Set { slot, expr: init }, path, format!("{var} = {from}"));
+                let cmp = if step_v > 0 { "<" } else { ">" };
+                let cond_text = format!("{var} {cmp} ({to})");
+                let cond = self.expr(&cond_text, &format!("{path}.to"))?;
+                let head = self.push(
+                    OpKind::Branch {
+                        cond,
+                        else_pc: 0,
+                        reconv_pc: 0,
+                    },
+                    path,
+                    s.to_string(),
+                );
+                self.block(body, &format!("{path}.body"))?;
+                let inc = self.expr(&format!("{var} + ({step_v})"), path)?;
+                self.push(
+                    OpKind::Set { slot, expr: inc },
+                    path,
+                    format!("{var} += {step_v}"),
+                );
+                self.push(OpKind::Jump { pc: head }, path, "loop".into());
+                let exit = self.ops.len() as u32;
+                if let OpKind::Branch {
+                    else_pc, reconv_pc, ..
+                } = &mut self.ops[head as usize]
+                {
+                    *else_pc = exit;
+                    *reconv_pc = exit;
+                }
+            }
+            Stmt::Load(a) => self.mem(a, crate::MemKind::Load, path, s)?,
+            Stmt::Store(a) => self.mem(a, crate::MemKind::Store, path, s)?,
+        }
+        Ok(())
+    }
+
+    fn mem(&mut self, a: &Access, kind: MemKind, path: &str, s: &Stmt) -> Result<(), CompileError> {
+        let verb = if kind == MemKind::Load { "Load" } else { "Store" };
+        let p = format!("{path}.{verb}");
+        let buf = self
+            .env
+            .buffers
+            .iter()
+            .position(|b| b.name == a.buf)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.env.buffers.iter().map(|b| b.name.as_str()).collect();
+                Self::err(
+                    &format!("{p}.buf"),
+                    Some(&a.buf),
+                    None,
+                    format!("unknown buffer `{}` (declared: {})", a.buf, names.join(", ")),
+                )
+            })?;
+        let width = self.const_expr(&a.width, &format!("{p}.width"))?;
+        if ![1, 2, 4, 8, 16].contains(&width) {
+            return Err(Self::err(
+                &format!("{p}.width"),
+                Some(&a.width),
+                None,
+                format!(
+                    "word size is {width} bytes; global memory instructions access 1, 2, 4, 8 or \
+                     16 bytes (CUDA C++ Programming Guide, \"Size and Alignment Requirement\")"
+                ),
+            ));
+        }
+        let (text, scale, field) = match (&a.index, &a.byte) {
+            (Some(i), None) => (i, width, "index"),
+            (None, Some(b)) => (b, 1, "byte"),
+            _ => {
+                return Err(Self::err(
+                    &p,
+                    None,
+                    None,
+                    "give exactly one of `index` (in words) or `byte` (byte offset)".into(),
+                ))
+            }
+        };
+        let addr = self.expr(text, &format!("{p}.{field}"))?;
+        let mut dst = None;
+        let mut srcs = 0u32;
+        match kind {
+            MemKind::Load => {
+                if !a.src.is_empty() {
+                    return Err(Self::err(
+                        &format!("{p}.src"),
+                        None,
+                        None,
+                        "`src` belongs to stores; a load names its result with `dst`".into(),
+                    ));
+                }
+                if let Some(d) = &a.dst {
+                    let i = match self.data.iter().position(|x| x == d) {
+                        Some(i) => i,
+                        None => {
+                            if self.data.len() == MAX_DATA_REGS {
+                                return Err(Self::err(
+                                    &format!("{p}.dst"),
+                                    Some(d),
+                                    None,
+                                    format!("more than {MAX_DATA_REGS} loaded values"),
+                                ));
+                            }
+                            self.data.push(d.clone());
+                            self.data.len() - 1
+                        }
+                    };
+                    dst = Some(i as u8);
+                }
+            }
+            MemKind::Store => {
+                if a.dst.is_some() {
+                    return Err(Self::err(
+                        &format!("{p}.dst"),
+                        None,
+                        None,
+                        "`dst` belongs to loads; a store lists the values it depends on in `src`"
+                            .into(),
+                    ));
+                }
+                for (k, sname) in a.src.iter().enumerate() {
+                    let i = self.data.iter().position(|x| x == sname).ok_or_else(|| {
+                        Self::err(
+                            &format!("{p}.src[{k}]"),
+                            Some(sname),
+                            None,
+                            format!(
+                                "`{sname}` is not the `dst` of an earlier load (loaded values: {})",
+                                if self.data.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    self.data.join(", ")
+                                }
+                            ),
+                        )
+                    })?;
+                    srcs |= 1 << i;
+                }
+            }
+        }
+        self.push(
+            OpKind::Mem(MemOp {
+                kind,
+                buf: buf as u16,
+                width: width as u8,
+                scale,
+                addr,
+                dst,
+                srcs,
+            }),
+            path,
+            s.to_string(),
+        );
+        Ok(())
+    }
+}

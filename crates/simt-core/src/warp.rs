@@ -1,0 +1,359 @@
+//! Lockstep execution of one warp under an active mask, with a
+//! reconvergence stack for divergent branches and loops.
+
+use crate::expr::Fault;
+use crate::program::{MemKind, OpKind, Program, SLOT_BID, SLOT_TID};
+
+/// Warp size of every NVIDIA GPU so far.
+pub const WARP_SIZE: usize = 32;
+
+/// At most this many instructions per warp; a kernel that runs longer is
+/// treated as a runaway loop.
+pub const MAX_WARP_INSTRUCTIONS: u64 = 1 << 26;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    pc: u32,
+    rpc: u32,
+    mask: u32,
+}
+
+/// The addresses of one warp-wide memory instruction.
+#[derive(Debug, Clone)]
+pub struct WarpAccess {
+    /// Load or store.
+    pub kind: MemKind,
+    /// Word size in bytes.
+    pub width: u8,
+    /// Active lanes.
+    pub mask: u32,
+    /// Byte address per lane (meaningful for active lanes).
+    pub addrs: [u64; WARP_SIZE],
+    /// Index of the instruction in the program.
+    pub pc: u32,
+    /// Data register written.
+    pub dst: Option<u8>,
+    /// Data registers read, as a mask.
+    pub srcs: u32,
+}
+
+impl Default for WarpAccess {
+    fn default() -> Self {
+        WarpAccess {
+            kind: MemKind::Load,
+            width: 4,
+            mask: 0,
+            addrs: [0; WARP_SIZE],
+            pc: 0,
+            dst: None,
+            srcs: 0,
+        }
+    }
+}
+
+/// What one step of a warp did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A non-memory instruction (arithmetic, branch).
+    Alu,
+    /// A memory instruction; its addresses are in the `WarpAccess` passed in.
+    Mem,
+    /// The warp has finished.
+    Done,
+}
+
+/// A fault raised by an instruction in one lane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecFault {
+    /// Arithmetic fault in an expression.
+    Arith(Fault),
+    /// Access outside the buffer.
+    OutOfBounds {
+        /// Buffer name.
+        buf: String,
+        /// Byte offset from the buffer's start.
+        offset: i64,
+        /// Word size.
+        width: u8,
+        /// Buffer size.
+        bytes: u64,
+    },
+    /// Address not a multiple of the word size.
+    Misaligned {
+        /// Buffer name.
+        buf: String,
+        /// Byte offset from the buffer's start.
+        offset: i64,
+        /// Device address.
+        addr: u64,
+        /// Word size.
+        width: u8,
+    },
+    /// The warp ran more than [`MAX_WARP_INSTRUCTIONS`].
+    Runaway,
+}
+
+impl std::fmt::Display for ExecFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExecFault::Arith(a) => write!(f, "{a}"),
+            ExecFault::OutOfBounds {
+                buf,
+                offset,
+                width,
+                bytes,
+            } => write!(
+                f,
+                "out-of-bounds access: bytes {offset}..{} of buffer `{buf}`, which has {bytes} bytes",
+                offset + *width as i64
+            ),
+            ExecFault::Misaligned {
+                buf,
+                offset,
+                addr,
+                width,
+            } => write!(
+                f,
+                "misaligned {width}-byte access at byte {offset} of buffer `{buf}` (address {addr:#x} \
+                 is not a multiple of {width}); real hardware requires natural alignment and gives \
+                 wrong results or faults otherwise (CUDA C++ Programming Guide, \"Size and \
+                 Alignment Requirement\")"
+            ),
+            ExecFault::Runaway => write!(
+                f,
+                "the warp ran more than {MAX_WARP_INSTRUCTIONS} instructions (a loop that does not end?)"
+            ),
+        }
+    }
+}
+
+/// A fault with the instruction and lane that raised it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecError {
+    /// What went wrong.
+    pub fault: ExecFault,
+    /// Instruction index (see [`Program::sources`]).
+    pub pc: u32,
+    /// Lane in the warp.
+    pub lane: u8,
+}
+
+/// One warp's architectural state.
+#[derive(Debug, Clone, Default)]
+pub struct Warp {
+    /// Per-lane registers: built-ins first, then the kernel's variables.
+    pub regs: Vec<[i64; WARP_SIZE]>,
+    stack: Vec<Entry>,
+    executed: u64,
+}
+
+/// Per-thread scratch space reused across warps, so that stepping allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    stack: Vec<[i64; WARP_SIZE]>,
+    tmp: [i64; WARP_SIZE],
+}
+
+impl Warp {
+    /// Prepares the warp `warp_in_block` of block `block` for `prog`.
+    /// Returns false when the warp has no threads (cannot happen for valid geometry).
+    pub fn reset(&mut self, prog: &Program, block: [u32; 3], warp_in_block: u32) -> bool {
+        self.regs.clear();
+        self.regs.resize(prog.n_regs, [0; WARP_SIZE]);
+        self.stack.clear();
+        self.executed = 0;
+        let [bx, by, _] = prog.block_dim;
+        let threads = prog.threads_per_block();
+        let mut mask = 0u32;
+        for lane in 0..WARP_SIZE {
+            let t = warp_in_block * WARP_SIZE as u32 + lane as u32;
+            if t < threads {
+                mask |= 1 << lane;
+                self.regs[SLOT_TID as usize][lane] = (t % bx) as i64;
+                self.regs[SLOT_TID as usize + 1][lane] = ((t / bx) % by) as i64;
+                self.regs[SLOT_TID as usize + 2][lane] = (t / (bx * by)) as i64;
+            }
+            for d in 0..3 {
+                self.regs[SLOT_BID as usize + d][lane] = block[d] as i64;
+            }
+        }
+        self.stack.push(Entry {
+            pc: 0,
+            rpc: u32::MAX,
+            mask,
+        });
+        mask != 0
+    }
+
+    /// Warp instructions executed so far.
+    pub fn executed(&self) -> u64 {
+        self.executed
+    }
+
+    /// Runs one instruction. On `Step::Mem`, `acc` holds the access.
+    pub fn step(
+        &mut self,
+        prog: &Program,
+        scratch: &mut Scratch,
+        acc: &mut WarpAccess,
+    ) -> Result<Step, ExecError> {
+        if scratch.stack.len() < prog.stack_depth {
+            scratch.stack.resize(prog.stack_depth, [0; WARP_SIZE]);
+        }
+        loop {
+            let Some(top) = self.stack.last().copied() else {
+                return Ok(Step::Done);
+            };
+            if top.pc == top.rpc || top.mask == 0 {
+                self.stack.pop();
+                continue;
+            }
+            let pc = top.pc;
+            let Some(op) = prog.ops.get(pc as usize) else {
+                self.stack.pop();
+                continue;
+            };
+            self.executed += 1;
+            if self.executed > MAX_WARP_INSTRUCTIONS {
+                return Err(ExecError {
+                    fault: ExecFault::Runaway,
+                    pc,
+                    lane: 0,
+                });
+            }
+            let mask = top.mask;
+            let fault = |(f, lane): (Fault, usize)| ExecError {
+                fault: ExecFault::Arith(f),
+                pc,
+                lane: lane as u8,
+            };
+            let last = self.stack.len() - 1;
+            match op {
+                OpKind::Set { slot, expr } => {
+                    expr.eval(&self.regs, mask, &mut scratch.stack, &mut scratch.tmp)
+                        .map_err(fault)?;
+                    let r = &mut self.regs[*slot as usize];
+                    for (l, v) in r.iter_mut().enumerate() {
+                        if mask >> l & 1 == 1 {
+                            *v = scratch.tmp[l];
+                        }
+                    }
+                    self.stack[last].pc += 1;
+                    return Ok(Step::Alu);
+                }
+                OpKind::Jump { pc: target } => {
+                    self.stack[last].pc = *target;
+                    return Ok(Step::Alu);
+                }
+                OpKind::Branch {
+                    cond,
+                    else_pc,
+                    reconv_pc,
+                } => {
+                    cond.eval(&self.regs, mask, &mut scratch.stack, &mut scratch.tmp)
+                        .map_err(fault)?;
+                    let mut taken = 0u32;
+                    for l in 0..WARP_SIZE {
+                        taken |= ((scratch.tmp[l] != 0) as u32) << l;
+                    }
+                    taken &= mask;
+                    let not_taken = mask & !taken;
+                    let e = &mut self.stack[last];
+                    if taken == 0 {
+                        e.pc = *else_pc;
+                    } else if not_taken == 0 {
+                        e.pc += 1;
+                    } else if e.rpc == *reconv_pc && *else_pc == *reconv_pc {
+                        // Another trip of a loop whose exit is already on the
+                        // stack: the leaving lanes wait there.
+                        e.pc += 1;
+                        e.mask = taken;
+                    } else {
+                        e.pc = *reconv_pc;
+                        if *else_pc != *reconv_pc {
+                            self.stack.push(Entry {
+                                pc: *else_pc,
+                                rpc: *reconv_pc,
+                                mask: not_taken,
+                            });
+                        }
+                        self.stack.push(Entry {
+                            pc: pc + 1,
+                            rpc: *reconv_pc,
+                            mask: taken,
+                        });
+                    }
+                    return Ok(Step::Alu);
+                }
+                OpKind::Mem(m) => {
+                    m.addr
+                        .eval(&self.regs, mask, &mut scratch.stack, &mut scratch.tmp)
+                        .map_err(fault)?;
+                    let b = &prog.buffers[m.buf as usize];
+                    let w = m.width as i64;
+                    for l in 0..WARP_SIZE {
+                        if mask >> l & 1 == 0 {
+                            continue;
+                        }
+                        let off = scratch.tmp[l].checked_mul(m.scale).ok_or(ExecError {
+                            fault: ExecFault::Arith(Fault::Overflow),
+                            pc,
+                            lane: l as u8,
+                        })?;
+                        if off < 0 || off as u64 + w as u64 > b.bytes {
+                            return Err(ExecError {
+                                fault: ExecFault::OutOfBounds {
+                                    buf: b.name.clone(),
+                                    offset: off,
+                                    width: m.width,
+                                    bytes: b.bytes,
+                                },
+                                pc,
+                                lane: l as u8,
+                            });
+                        }
+                        let addr = b.base + off as u64;
+                        if addr % w as u64 != 0 {
+                            return Err(ExecError {
+                                fault: ExecFault::Misaligned {
+                                    buf: b.name.clone(),
+                                    offset: off,
+                                    addr,
+                                    width: m.width,
+                                },
+                                pc,
+                                lane: l as u8,
+                            });
+                        }
+                        acc.addrs[l] = addr;
+                    }
+                    acc.kind = m.kind;
+                    acc.width = m.width;
+                    acc.mask = mask;
+                    acc.pc = pc;
+                    acc.dst = m.dst;
+                    acc.srcs = m.srcs;
+                    self.stack[last].pc += 1;
+                    return Ok(Step::Mem);
+                }
+            }
+        }
+    }
+
+    /// Runs the warp to completion, calling `on_mem` for every memory access.
+    pub fn run_to_end(
+        &mut self,
+        prog: &Program,
+        scratch: &mut Scratch,
+        acc: &mut WarpAccess,
+        mut on_mem: impl FnMut(&WarpAccess),
+    ) -> Result<(), ExecError> {
+        loop {
+            match self.step(prog, scratch, acc)? {
+                Step::Done => return Ok(()),
+                Step::Mem => on_mem(acc),
+                Step::Alu => {}
+            }
+        }
+    }
+}
