@@ -1,0 +1,178 @@
+//! Device configuration: one RON file per GPU, every field a physical
+//! quantity (see `configs/*.ron` for the values and their sources).
+
+use cache::CacheSpec;
+use dram::DramSpec;
+use lsu::Rule;
+use serde::Deserialize;
+
+/// A whole device.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(rename = "Device")]
+pub struct DeviceSpec {
+    /// Short name used in reports, e.g. "c2050".
+    pub name: String,
+    /// Marketing name, e.g. "Tesla C2050".
+    pub full_name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (u32, u32),
+    /// Streaming multiprocessors.
+    pub sm: SmSpec,
+    /// Coalescing rule for global loads.
+    pub load_rule: Rule,
+    /// Coalescing rule for global stores.
+    pub store_rule: Rule,
+    /// L1 data cache for global loads; absent where global memory is not cached.
+    #[serde(default)]
+    pub l1: Option<L1Spec>,
+    /// L2 cache; absent where global memory is not cached.
+    #[serde(default)]
+    pub l2: Option<L2Spec>,
+    /// SM-to-memory interconnect.
+    pub interconnect: InterconnectSpec,
+    /// Device memory.
+    pub dram: DramSpec,
+    /// Memory latency seen by a load that misses every cache, in SM cycles.
+    pub dram_latency_cycles: u32,
+    /// Kernel launch costs.
+    pub launch: LaunchSpec,
+}
+
+/// One SM and how many there are.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmSpec {
+    /// Number of SMs.
+    pub count: u32,
+    /// SM (shader) clock, MHz.
+    pub clock_mhz: f64,
+    /// Resident threads per SM.
+    pub max_threads: u32,
+    /// Resident warps per SM.
+    pub max_warps: u32,
+    /// Resident blocks per SM.
+    pub max_blocks: u32,
+    /// 32-bit registers per SM.
+    pub registers: u32,
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Warp instructions issued per SM per cycle (warp schedulers x dispatch).
+    pub issue_per_cycle: f64,
+    /// Cycles from issue of an arithmetic instruction to its result.
+    pub alu_latency_cycles: u32,
+    /// Line requests (tag lookups) the load/store unit handles per cycle.
+    pub lsu_lines_per_cycle: f64,
+    /// Lines with misses in flight per SM (MSHRs); loads wait for a free one.
+    pub max_pending_lines: u32,
+}
+
+/// L1 data cache.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L1Spec {
+    /// Geometry.
+    pub cache: CacheSpec,
+    /// Load-to-use latency of a hit, SM cycles.
+    pub hit_latency_cycles: u32,
+}
+
+/// L2 cache, split into slices.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2Spec {
+    /// Number of slices; a line lives in the slice its address hashes to.
+    pub slices: u32,
+    /// Geometry of one slice.
+    pub slice: CacheSpec,
+    /// Load-to-use latency of an L2 hit from an SM, SM cycles.
+    pub hit_latency_cycles: u32,
+    /// Bytes one slice returns per SM cycle.
+    pub slice_bytes_per_cycle: f64,
+}
+
+/// SM-to-L2 (or SM-to-memory-controller) network.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterconnectSpec {
+    /// Bytes per SM cycle into one SM (the response port).
+    pub sm_port_bytes_per_cycle: f64,
+}
+
+/// Kernel launch costs.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// Fixed duration of a kernel of one block that does nothing, ns.
+    pub kernel_overhead_ns: f64,
+    /// Time the block scheduler takes per block dispatched, GPU-wide, ns.
+    pub block_dispatch_ns: f64,
+}
+
+impl DeviceSpec {
+    /// Checks values that serde cannot; returns the field path and reason.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let e = |p: &str, m: String| Err((p.to_string(), m));
+        let sm = &self.sm;
+        for (f, v) in [
+            ("sm.count", sm.count as f64),
+            ("sm.clock_mhz", sm.clock_mhz),
+            ("sm.max_threads", sm.max_threads as f64),
+            ("sm.max_warps", sm.max_warps as f64),
+            ("sm.max_blocks", sm.max_blocks as f64),
+            ("sm.registers", sm.registers as f64),
+            ("sm.max_threads_per_block", sm.max_threads_per_block as f64),
+            ("sm.issue_per_cycle", sm.issue_per_cycle),
+            ("sm.lsu_lines_per_cycle", sm.lsu_lines_per_cycle),
+            ("sm.max_pending_lines", sm.max_pending_lines as f64),
+            (
+                "interconnect.sm_port_bytes_per_cycle",
+                self.interconnect.sm_port_bytes_per_cycle,
+            ),
+            ("dram_latency_cycles", self.dram_latency_cycles as f64),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return e(f, format!("must be greater than zero (is {v})"));
+            }
+        }
+        for (f, v) in [
+            ("launch.kernel_overhead_ns", self.launch.kernel_overhead_ns),
+            ("launch.block_dispatch_ns", self.launch.block_dispatch_ns),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return e(f, format!("must be zero or more (is {v})"));
+            }
+        }
+        if let Some(l1) = &self.l1 {
+            l1.cache.validate().map_err(|x| ("l1.cache".to_string(), x.to_string()))?;
+        }
+        if let Some(l2) = &self.l2 {
+            l2.slice.validate().map_err(|x| ("l2.slice".to_string(), x.to_string()))?;
+            if l2.slices == 0 {
+                return e("l2.slices", "must be at least 1".into());
+            }
+            if !(l2.slice_bytes_per_cycle > 0.0) {
+                return e("l2.slice_bytes_per_cycle", "must be greater than zero".into());
+            }
+        }
+        self.dram.validate().map_err(|m| ("dram".to_string(), m))?;
+        for (f, r) in [("load_rule", self.load_rule), ("store_rule", self.store_rule)] {
+            if let Rule::Lines { bytes } = r {
+                if bytes != 32 && bytes != 128 {
+                    return e(f, format!("Lines(bytes) must be 32 or 128, not {bytes}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Picoseconds per SM cycle.
+    pub fn cycle_ps(&self) -> f64 {
+        1e6 / self.sm.clock_mhz
+    }
+
+    /// Theoretical DRAM bandwidth, GB/s.
+    pub fn peak_gbps(&self) -> f64 {
+        self.dram.peak_gbps()
+    }
+}

@@ -1,0 +1,299 @@
+//! Workloads: a kernel, its parameters (some swept), buffers and launch
+//! geometry, as written in `workloads/*.ron`.
+
+use crate::diag::Diag;
+use serde::Deserialize;
+use simt_core::expr::{eval_const, ConstEvalError};
+use simt_core::ir::Stmt;
+use simt_core::{BufferDecl, CompileEnv, Program};
+
+/// A workload file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// Short name, used in reports.
+    pub name: String,
+    /// What the kernel is and where it comes from.
+    #[serde(default)]
+    pub description: String,
+    /// Parameters, in the order of the CSV columns.
+    pub params: Vec<Param>,
+    /// Named constants computed from the parameters, in order.
+    #[serde(default)]
+    pub derived: Vec<(String, String)>,
+    /// Global buffers.
+    pub buffers: Vec<Buffer>,
+    /// Grid dimensions (1 to 3 expressions).
+    pub grid: Vec<String>,
+    /// Block dimensions (1 to 3 expressions).
+    pub block: Vec<String>,
+    /// Registers per thread (as `nvcc -Xptxas -v` reports); limits occupancy.
+    #[serde(default = "default_regs")]
+    pub regs_per_thread: u32,
+    /// The useful bytes moved, for the bandwidth column.
+    pub useful_bytes: String,
+    /// The kernel.
+    pub kernel: Vec<Stmt>,
+}
+
+fn default_regs() -> u32 {
+    16
+}
+
+/// A parameter.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    /// Name, usable in every expression.
+    pub name: String,
+    /// Value when not swept.
+    pub default: i64,
+    /// Values to sweep over, by default.
+    #[serde(default)]
+    pub sweep: Option<Sweep>,
+    /// What it means.
+    #[serde(default)]
+    pub doc: String,
+}
+
+/// Values of a swept parameter.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub enum Sweep {
+    /// `from..=to` in steps of `step` (default 1).
+    Range {
+        /// First value.
+        from: i64,
+        /// Last value (inclusive).
+        to: i64,
+        /// Increment.
+        #[serde(default)]
+        step: Option<i64>,
+    },
+    /// An explicit list.
+    Values(Vec<i64>),
+}
+
+impl Sweep {
+    fn values(&self) -> Result<Vec<i64>, String> {
+        match self {
+            Sweep::Values(v) if v.is_empty() => Err("the list of values is empty".into()),
+            Sweep::Values(v) => Ok(v.clone()),
+            Sweep::Range { from, to, step } => {
+                let step = step.unwrap_or(1);
+                if step <= 0 {
+                    return Err(format!("step must be positive, not {step}"));
+                }
+                if to < from {
+                    return Err(format!("empty range {from}..={to}"));
+                }
+                if (to - from) / step > 1_000_000 {
+                    return Err("more than a million values".into());
+                }
+                Ok((0..=(to - from) / step).map(|k| from + k * step).collect())
+            }
+        }
+    }
+}
+
+/// A buffer.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    /// Name used by loads and stores.
+    pub name: String,
+    /// Size in bytes (expression).
+    pub bytes: String,
+    /// Bytes added to the 256-byte aligned base (default 0), to study
+    /// misaligned data.
+    #[serde(default)]
+    pub base_offset: Option<String>,
+}
+
+/// One point of a sweep: the value of every parameter, in order.
+pub type Point = Vec<(String, i64)>;
+
+/// Where buffers start: allocations are placed on 2 MiB boundaries (large
+/// `cudaMalloc` allocations are; 256-byte alignment is guaranteed by the CUDA
+/// C++ Programming Guide), so that buffers never share a DRAM page or line.
+pub const ALLOC_ALIGN: u64 = 2 << 20;
+const HEAP_BASE: u64 = 1 << 32;
+
+/// Everything needed to simulate one point.
+pub struct Instance {
+    /// The compiled kernel.
+    pub program: Program,
+    /// Useful bytes.
+    pub useful_bytes: u64,
+}
+
+impl Workload {
+    /// The sweep points, with `overrides` (name, values) replacing defaults
+    /// and sweeps. The first swept parameter varies slowest.
+    pub fn points(&self, overrides: &[(String, Vec<i64>)]) -> Result<Vec<Point>, Diag> {
+        for (name, _) in overrides {
+            if !self.params.iter().any(|p| &p.name == name) {
+                let known: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+                return Err(Diag::msg(format!(
+                    "--set {name}: workload `{}` has no parameter `{name}` (its parameters: {})",
+                    self.name,
+                    known.join(", ")
+                )));
+            }
+        }
+        let mut axes: Vec<(String, Vec<i64>)> = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            let vals = match overrides.iter().rev().find(|(n, _)| n == &p.name) {
+                Some((_, v)) => v.clone(),
+                None => match &p.sweep {
+                    Some(s) => s.values().map_err(|m| {
+                        Diag::field(format!("params[{i}].sweep"), m)
+                    })?,
+                    None => vec![p.default],
+                },
+            };
+            axes.push((p.name.clone(), vals));
+        }
+        let mut pts: Vec<Point> = vec![Vec::new()];
+        for (name, vals) in &axes {
+            let mut next = Vec::with_capacity(pts.len() * vals.len());
+            for p in &pts {
+                for v in vals {
+                    let mut q = p.clone();
+                    q.push((name.clone(), *v));
+                    next.push(q);
+                }
+            }
+            pts = next;
+        }
+        Ok(pts)
+    }
+
+    /// Checks names once, independent of parameter values.
+    pub fn validate(&self) -> Result<(), Diag> {
+        let mut seen: Vec<&str> = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            if seen.contains(&p.name.as_str()) {
+                return Err(Diag::field(
+                    format!("params[{i}].name"),
+                    format!("parameter `{}` is declared twice", p.name),
+                ));
+            }
+            seen.push(&p.name);
+        }
+        if self.grid.is_empty() || self.grid.len() > 3 {
+            return Err(Diag::field("grid", "give 1 to 3 dimensions".into()));
+        }
+        if self.block.is_empty() || self.block.len() > 3 {
+            return Err(Diag::field("block", "give 1 to 3 dimensions".into()));
+        }
+        if self.buffers.is_empty() {
+            return Err(Diag::field("buffers", "declare at least one buffer".into()));
+        }
+        Ok(())
+    }
+
+    /// Evaluates constants and compiles the kernel for one point.
+    pub fn instantiate(&self, point: &Point) -> Result<Instance, Diag> {
+        let mut consts: Vec<(String, i64)> = point.clone();
+        let cerr = |path: String, text: &str, e: ConstEvalError| -> Diag {
+            let col = match &e {
+                ConstEvalError::Parse(p) => Some(p.col),
+                ConstEvalError::Unknown(u) => Some(u.col),
+                ConstEvalError::Fault(_) => None,
+            };
+            let msg = match e {
+                ConstEvalError::Unknown(u) => format!(
+                    "unknown name `{}` (known here: parameters and earlier derived values)",
+                    u.name
+                ),
+                other => other.to_string(),
+            };
+            Diag::field(path, msg).with_text(text, col)
+        };
+        for (i, (name, text)) in self.derived.iter().enumerate() {
+            let v = eval_const(text, &mut |n| {
+                consts.iter().find(|(k, _)| k == n).map(|(_, v)| *v)
+            })
+            .map_err(|e| cerr(format!("derived[{i}].1"), text, e))?;
+            consts.push((name.clone(), v));
+        }
+        let lookup = |n: &str| consts.iter().rev().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let dims = |field: &str, v: &[String]| -> Result<[u32; 3], Diag> {
+            let mut d = [1u32; 3];
+            for (i, t) in v.iter().enumerate() {
+                let x = eval_const(t, &mut |n| lookup(n))
+                    .map_err(|e| cerr(format!("{field}[{i}]"), t, e))?;
+                if x <= 0 || x > u32::MAX as i64 {
+                    return Err(Diag::field(
+                        format!("{field}[{i}]"),
+                        format!("dimension must be between 1 and 2^32-1, but `{t}` is {x}"),
+                    )
+                    .with_text(t, None));
+                }
+                d[i] = x as u32;
+            }
+            Ok(d)
+        };
+        let grid = dims("grid", &self.grid)?;
+        let block = dims("block", &self.block)?;
+        let mut bufs = Vec::new();
+        let mut cursor = HEAP_BASE;
+        for (i, b) in self.buffers.iter().enumerate() {
+            let bytes = eval_const(&b.bytes, &mut |n| lookup(n))
+                .map_err(|e| cerr(format!("buffers[{i}].bytes"), &b.bytes, e))?;
+            if bytes <= 0 {
+                return Err(Diag::field(
+                    format!("buffers[{i}].bytes"),
+                    format!("buffer `{}` must have a positive size, but `{}` is {bytes}", b.name, b.bytes),
+                )
+                .with_text(&b.bytes, None));
+            }
+            let off = match &b.base_offset {
+                None => 0,
+                Some(t) => {
+                    let v = eval_const(t, &mut |n| lookup(n))
+                        .map_err(|e| cerr(format!("buffers[{i}].base_offset"), t, e))?;
+                    if !(0..ALLOC_ALIGN as i64).contains(&v) {
+                        return Err(Diag::field(
+                            format!("buffers[{i}].base_offset"),
+                            format!("must be between 0 and {ALLOC_ALIGN}, is {v}"),
+                        ));
+                    }
+                    v as u64
+                }
+            };
+            if bufs.iter().any(|d: &BufferDecl| d.name == b.name) {
+                return Err(Diag::field(
+                    format!("buffers[{i}].name"),
+                    format!("buffer `{}` is declared twice", b.name),
+                ));
+            }
+            bufs.push(BufferDecl {
+                name: b.name.clone(),
+                base: cursor + off,
+                bytes: bytes as u64,
+            });
+            cursor = (cursor + off + bytes as u64).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
+        }
+        let useful = eval_const(&self.useful_bytes, &mut |n| lookup(n))
+            .map_err(|e| cerr("useful_bytes".into(), &self.useful_bytes, e))?;
+        if useful < 0 {
+            return Err(Diag::field("useful_bytes", format!("is negative ({useful})")));
+        }
+        let consts_fn = |n: &str| lookup(n);
+        let program = Program::compile(
+            &self.kernel,
+            &CompileEnv {
+                block_dim: block,
+                grid_dim: grid,
+                consts: &consts_fn,
+                buffers: &bufs,
+            },
+        )
+        .map_err(|e| Diag::field(e.path.clone(), e.message.clone()).with_text_opt(e.text, e.col))?;
+        Ok(Instance {
+            program,
+            useful_bytes: useful as u64,
+        })
+    }
+}

@@ -1,0 +1,191 @@
+//! `gpusim explain`: one warp's memory instructions, address by address.
+
+use engine::{DeviceSpec, Diag, LoadedWorkload};
+use lsu::{LineRequest, Rule};
+use simt_core::{MemKind, Scratch, Step, Warp, WarpAccess};
+use std::fmt::Write as _;
+
+pub const HELP: &str = "\
+EXAMPLES:
+  Why is a misaligned float access slow on a CC 1.0 card?
+      gpusim explain configs/c870.ron workloads/offset.ron --set offset=1 --set elem=4
+  The same warp on Hopper, as 32-byte sectors:
+      gpusim explain configs/h200.ron workloads/offset.ron --set offset=1 --set elem=4
+
+Swept parameters take their first value unless pinned with --set.";
+
+fn rule_text(r: Rule) -> &'static str {
+    match r {
+        Rule::HalfWarpStrict => {
+            "CC 1.0/1.1: per half-warp, thread k must access word k of a segment aligned to 16 words; \
+             then one 64-byte (4-byte words) or 128-byte transaction, else one 32-byte transaction per thread"
+        }
+        Rule::HalfWarpSegments => {
+            "CC 1.2/1.3: per half-warp, take the segment (128 B for 4-byte words) of the lowest \
+             active thread, serve all threads in it, halve 128 -> 64 -> 32 B while only one half is used, repeat"
+        }
+        Rule::Lines { bytes: 128 } => {
+            "CC 2.x, cached in L1: one 128-byte line transaction per distinct line of each request \
+             (8-byte words: a request per half-warp; 16-byte: per quarter-warp)"
+        }
+        Rule::Lines { .. } => {
+            "CC 2.x, L2 only: one 32-byte segment transaction per distinct segment of each request"
+        }
+        Rule::Sectors => {
+            "CC >= 5: one request per warp; one 32-byte sector per distinct sector touched, \
+             grouped by 128-byte line"
+        }
+    }
+}
+
+/// Explains warp `warp` of the first point of the sweep.
+pub fn explain(
+    dev: &DeviceSpec,
+    wl: &LoadedWorkload,
+    sets: &[(String, Vec<i64>)],
+    warp: u64,
+) -> Result<String, Diag> {
+    let points = wl.points(sets)?;
+    let point = &points[0];
+    let inst = wl.workload.instantiate(point).map_err(|d| wl.locate(d))?;
+    let prog = &inst.program;
+    let wpb = prog.warps_per_block() as u64;
+    let total = prog.blocks() * wpb;
+    if warp >= total {
+        return Err(Diag::msg(format!(
+            "--warp {warp}: the launch has {total} warps (0..{})",
+            total - 1
+        )));
+    }
+    let b = warp / wpb;
+    let [gx, gy, _] = prog.grid_dim;
+    let (gx, gy) = (gx as u64, gy as u64);
+    let block = [(b % gx) as u32, ((b / gx) % gy) as u32, (b / (gx * gy)) as u32];
+    let mut w = Warp::default();
+    w.reset(prog, block, (warp % wpb) as u32);
+    let mut s = String::new();
+    let pt: Vec<String> = point.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let _ = writeln!(
+        s,
+        "{} on {} ({}, CC {}.{}), {}",
+        wl.workload.name,
+        dev.name,
+        dev.full_name,
+        dev.compute_capability.0,
+        dev.compute_capability.1,
+        pt.join(" ")
+    );
+    let _ = writeln!(
+        s,
+        "warp {warp} = block {} warp {} (threads {}..{})\n",
+        b,
+        warp % wpb,
+        (warp % wpb) * 32,
+        (warp % wpb) * 32 + 31
+    );
+    let mut scratch = Scratch::default();
+    let mut acc = WarpAccess::default();
+    let mut lines: Vec<LineRequest> = Vec::new();
+    let mut n = 0;
+    loop {
+        let step = w.step(prog, &mut scratch, &mut acc).map_err(|e| {
+            wl.locate(Diag::field(
+                prog.sources[e.pc as usize].path.clone(),
+                format!("{} (lane {})", e.fault, e.lane),
+            ))
+        })?;
+        match step {
+            Step::Done => break,
+            Step::Alu => continue,
+            Step::Mem => {}
+        }
+        n += 1;
+        let src = &prog.sources[acc.pc as usize];
+        let rule = if acc.kind == MemKind::Load {
+            dev.load_rule
+        } else {
+            dev.store_rule
+        };
+        let buf = prog
+            .buffers
+            .iter()
+            .find(|bf| {
+                let l = acc.mask.trailing_zeros() as usize;
+                acc.addrs[l] >= bf.base && acc.addrs[l] < bf.base + bf.bytes
+            })
+            .map(|bf| (bf.name.clone(), bf.base))
+            .unwrap_or_default();
+        let _ = writeln!(s, "[{n}] {}   ({})", src.text, src.path);
+        let _ = writeln!(
+            s,
+            "    {} of {} bytes, {} active lanes; byte offsets from `{}` (base {:#x}, 256-B aligned):",
+            if acc.kind == MemKind::Load { "load" } else { "store" },
+            acc.width,
+            acc.mask.count_ones(),
+            buf.0,
+            buf.1
+        );
+        for row in 0..4 {
+            let cells: Vec<String> = (row * 8..row * 8 + 8)
+                .map(|l| {
+                    if acc.mask >> l & 1 == 1 {
+                        format!("{:>7}", acc.addrs[l] - buf.1)
+                    } else {
+                        format!("{:>7}", "-")
+                    }
+                })
+                .collect();
+            let _ = writeln!(s, "    lanes {:>2}-{:<2} {}", row * 8, row * 8 + 7, cells.join(""));
+        }
+        let requests = rule.coalesce(
+            &lsu::Access {
+                width: acc.width,
+                mask: acc.mask,
+                addrs: &acc.addrs,
+            },
+            &mut lines,
+        );
+        let _ = writeln!(s, "    rule: {}", rule_text(rule));
+        let sum = lsu::summarize(&lines);
+        for r in &lines {
+            let first = r.line + 32 * r.sectors.trailing_zeros() as u64;
+            let secs: Vec<String> = (0..4)
+                .filter(|k| r.sectors >> k & 1 == 1)
+                .map(|k| k.to_string())
+                .collect();
+            let what = if r.size == 32 {
+                format!("{} x 32-B transaction(s)", r.sector_count())
+            } else {
+                format!("1 x {}-B transaction at offset {}", r.size, first - buf.1)
+            };
+            let unit = if rule.half_warp() { "half-warp" } else { "request" };
+            let _ = writeln!(
+                s,
+                "    {unit} {}: line at offset {:>8} sectors [{}] -> {what}",
+                r.request,
+                r.line - buf.1,
+                secs.join(",")
+            );
+        }
+        let useful = acc.mask.count_ones() as u64 * acc.width as u64;
+        let moved = sum.transactions[0] as u64 * 32
+            + sum.transactions[1] as u64 * 64
+            + sum.transactions[2] as u64 * 128;
+        let _ = writeln!(
+            s,
+            "    total: {} request(s), {} x 32 B + {} x 64 B + {} x 128 B = {} bytes moved for {} \
+             useful ({:.2}x)\n",
+            requests,
+            sum.transactions[0],
+            sum.transactions[1],
+            sum.transactions[2],
+            moved,
+            useful,
+            moved as f64 / useful.max(1) as f64
+        );
+    }
+    if n == 0 {
+        let _ = writeln!(s, "this warp executes no memory instruction");
+    }
+    Ok(s)
+}

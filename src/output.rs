@@ -1,0 +1,138 @@
+//! Tables, CSV and JSON.
+
+use engine::{csv_header, csv_row, DeviceSpec, Diag, PointResult, Workload};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Writes `text` to `path`, or to stdout for "-".
+pub fn write_file(path: &Path, text: &str) -> Result<(), Diag> {
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| Diag {
+        file: Some(path.display().to_string()),
+        ..Diag::msg(format!("cannot write: {e}"))
+    })
+}
+
+/// All columns as CSV.
+pub fn csv(params: &[String], results: &[PointResult]) -> String {
+    let mut s = csv_header(params).join(",");
+    s.push('\n');
+    for r in results {
+        s.push_str(&csv_row(r).join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// All columns as a JSON array of objects (numbers as numbers).
+pub fn json(params: &[String], results: &[PointResult]) -> String {
+    let header = csv_header(params);
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let mut m = serde_json::Map::new();
+            for (k, v) in header.iter().zip(csv_row(r)) {
+                let val = if let Ok(i) = v.parse::<i64>() {
+                    serde_json::Value::from(i)
+                } else if let Ok(f) = v.parse::<f64>() {
+                    serde_json::Value::from(f)
+                } else {
+                    serde_json::Value::from(v)
+                };
+                m.insert(k.clone(), val);
+            }
+            serde_json::Value::Object(m)
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".into());
+    s.push('\n');
+    s
+}
+
+fn busiest(r: &PointResult) -> String {
+    let b = &r.bottlenecks;
+    let units = [
+        ("lsu", b.lsu_util),
+        ("noc", b.noc_util),
+        ("l2", b.l2_util),
+        ("dram", b.dram_util),
+    ];
+    let (name, u) = units
+        .iter()
+        .copied()
+        .fold(("-", -1.0), |a, x| if x.1 > a.1 { x } else { a });
+    format!("{name} {:.0}%", (u * 100.0).min(999.0))
+}
+
+/// The human-readable table.
+pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> String {
+    let params: Vec<&str> = wl.params.iter().map(|p| p.name.as_str()).collect();
+    let mut head: Vec<String> = vec!["device".into()];
+    head.extend(params.iter().map(|p| p.to_string()));
+    head.extend(
+        [
+            "time_us", "GB/s", "ld_req", "ld_sect", "st_sect", "L1_hit", "L2_rd", "DRAM_rd_MB",
+            "DRAM_wr_MB", "busiest", "occ", "lat_cyc",
+        ]
+        .map(String::from),
+    );
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for r in results {
+        let c = &r.counters;
+        let mut row = vec![r.device.clone()];
+        row.extend(r.point.iter().map(|(_, v)| v.to_string()));
+        row.extend([
+            format!("{:.2}", r.time_ns() / 1000.0),
+            format!("{:.1}", r.bandwidth_gbps()),
+            c.requests_ld.to_string(),
+            c.sectors_ld.to_string(),
+            c.sectors_st.to_string(),
+            c.l1_hits_ld.to_string(),
+            c.l2_read_sectors.to_string(),
+            format!("{:.2}", c.dram_bytes_read as f64 / 1e6),
+            format!("{:.2}", c.dram_bytes_write as f64 / 1e6),
+            busiest(r),
+            format!("{:.2}", r.bottlenecks.achieved_occupancy),
+            format!("{:.0}", r.bottlenecks.load_latency_cycles),
+        ]);
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut s = String::new();
+    let names: Vec<String> = devs
+        .iter()
+        .map(|d| format!("{} ({}, CC {}.{}, {:.0} GB/s peak)", d.name, d.full_name,
+            d.compute_capability.0, d.compute_capability.1, d.peak_gbps()))
+        .collect();
+    let _ = writeln!(s, "# {} on {}", wl.name, names.join("; "));
+    let line = |s: &mut String, cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 || i == cells.len() - 3 {
+                    format!("{:<w$}", c, w = widths[i])
+                } else {
+                    format!("{:>w$}", c, w = widths[i])
+                }
+            })
+            .collect();
+        let _ = writeln!(s, "{}", parts.join("  ").trim_end());
+    };
+    line(&mut s, &head);
+    for r in &rows {
+        line(&mut s, r);
+    }
+    s
+}
