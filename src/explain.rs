@@ -60,7 +60,11 @@ pub fn explain(
     let b = warp / wpb;
     let [gx, gy, _] = prog.grid_dim;
     let (gx, gy) = (gx as u64, gy as u64);
-    let block = [(b % gx) as u32, ((b / gx) % gy) as u32, (b / (gx * gy)) as u32];
+    let block = [
+        (b % gx) as u32,
+        ((b / gx) % gy) as u32,
+        (b / (gx * gy)) as u32,
+    ];
     let mut w = Warp::default();
     w.reset(prog, block, (warp % wpb) as u32);
     let mut s = String::new();
@@ -135,7 +139,13 @@ pub fn explain(
                     }
                 })
                 .collect();
-            let _ = writeln!(s, "    lanes {:>2}-{:<2} {}", row * 8, row * 8 + 7, cells.join(""));
+            let _ = writeln!(
+                s,
+                "    lanes {:>2}-{:<2} {}",
+                row * 8,
+                row * 8 + 7,
+                cells.join("")
+            );
         }
         let requests = rule.coalesce(
             &lsu::Access {
@@ -158,7 +168,11 @@ pub fn explain(
             } else {
                 format!("1 x {}-B transaction at offset {}", r.size, first - buf.1)
             };
-            let unit = if rule.half_warp() { "half-warp" } else { "request" };
+            let unit = if rule.half_warp() {
+                "half-warp"
+            } else {
+                "request"
+            };
             let _ = writeln!(
                 s,
                 "    {unit} {}: line at offset {:>8} sectors [{}] -> {what}",

@@ -1,4 +1,5 @@
 //! `gpusim`: the command-line front end.
+#![allow(clippy::result_large_err)]
 
 mod explain;
 mod output;
@@ -6,7 +7,7 @@ mod plot;
 mod progress;
 
 use clap::{Args, Parser, Subcommand};
-use engine::{Diag, DeviceSpec, LoadedWorkload};
+use engine::{DeviceSpec, Diag, LoadedWorkload};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -74,8 +74,18 @@ pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Str
     head.extend(params.iter().map(|p| p.to_string()));
     head.extend(
         [
-            "time_us", "GB/s", "ld_req", "ld_sect", "st_sect", "L1_hit", "L2_rd", "DRAM_rd_MB",
-            "DRAM_wr_MB", "busiest", "occ", "lat_cyc",
+            "time_us",
+            "GB/s",
+            "ld_req",
+            "ld_sect",
+            "st_sect",
+            "L1_hit",
+            "L2_rd",
+            "DRAM_rd_MB",
+            "DRAM_wr_MB",
+            "busiest",
+            "occ",
+            "lat_cyc",
         ]
         .map(String::from),
     );
@@ -112,8 +122,16 @@ pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Str
     let mut s = String::new();
     let names: Vec<String> = devs
         .iter()
-        .map(|d| format!("{} ({}, CC {}.{}, {:.0} GB/s peak)", d.name, d.full_name,
-            d.compute_capability.0, d.compute_capability.1, d.peak_gbps()))
+        .map(|d| {
+            format!(
+                "{} ({}, CC {}.{}, {:.0} GB/s peak)",
+                d.name,
+                d.full_name,
+                d.compute_capability.0,
+                d.compute_capability.1,
+                d.peak_gbps()
+            )
+        })
         .collect();
     let _ = writeln!(s, "# {} on {}", wl.name, names.join("; "));
     let line = |s: &mut String, cells: &[String]| {

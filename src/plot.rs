@@ -9,5 +9,8 @@ pub fn plot(
     _devs: &[DeviceSpec],
     _results: &[PointResult],
 ) -> Result<(), Diag> {
-    Err(Diag::msg(format!("{}: plotting is not available yet", path.display())))
+    Err(Diag::msg(format!(
+        "{}: plotting is not available yet",
+        path.display()
+    )))
 }

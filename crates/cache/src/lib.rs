@@ -98,7 +98,7 @@ impl CacheSpec {
             return Err(SpecError::Geometry("`ways` must be at least 1".into()));
         }
         let per_set = self.line_bytes as u64 * self.ways as u64;
-        if self.size_bytes == 0 || self.size_bytes % per_set != 0 {
+        if self.size_bytes == 0 || !self.size_bytes.is_multiple_of(per_set) {
             return Err(SpecError::Geometry(format!(
                 "size_bytes ({}) must be a non-zero multiple of line_bytes x ways ({per_set})",
                 self.size_bytes

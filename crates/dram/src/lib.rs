@@ -131,7 +131,9 @@ impl DramSpec {
             }
         }
         if self.interleave_bytes < self.access_bytes || self.row_bytes < self.access_bytes {
-            return Err("`interleave_bytes` and `row_bytes` must be at least `access_bytes`".into());
+            return Err(
+                "`interleave_bytes` and `row_bytes` must be at least `access_bytes`".into(),
+            );
         }
         Ok(())
     }
@@ -369,7 +371,11 @@ mod tests {
     fn row_hits_stream_at_bus_rate() {
         let mut d = Dram::new(spec());
         let first = d.read(0, 32, 0);
-        assert_eq!(first, 10_000 + 10_000 + 2_000, "closed row: tRCD + tCL + burst");
+        assert_eq!(
+            first,
+            10_000 + 10_000 + 2_000,
+            "closed row: tRCD + tCL + burst"
+        );
         let second = d.read(32, 32, 0);
         assert_eq!(second, first + 2_000, "open row: back to back on the bus");
         assert_eq!(d.stats().row_hits, 1);

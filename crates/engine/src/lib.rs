@@ -22,6 +22,8 @@
 //! them on the rayon pool and returns results in point order, so output does
 //! not depend on the number of threads.
 #![warn(missing_docs)]
+// Diagnostics are large but only travel on the error path.
+#![allow(clippy::result_large_err)]
 
 pub mod diag;
 pub mod sim;
@@ -139,9 +141,7 @@ pub struct LoadedWorkload {
 impl LoadedWorkload {
     /// Points of the sweep with overrides.
     pub fn points(&self, overrides: &[(String, Vec<i64>)]) -> Result<Vec<Point>, Diag> {
-        self.workload
-            .points(overrides)
-            .map_err(|d| self.locate(d))
+        self.workload.points(overrides).map_err(|d| self.locate(d))
     }
 
     /// Puts a diagnostic in this file.
@@ -182,30 +182,32 @@ fn point_text(p: &Point) -> String {
 }
 
 /// Simulates one point.
-pub fn run_point(dev: &DeviceSpec, wl: &LoadedWorkload, point: &Point) -> Result<PointResult, Diag> {
+pub fn run_point(
+    dev: &DeviceSpec,
+    wl: &LoadedWorkload,
+    point: &Point,
+) -> Result<PointResult, Diag> {
     let inst = wl.workload.instantiate(point).map_err(|d| wl.locate(d))?;
     let sim = Simulation::new(dev, &inst.program, wl.workload.regs_per_thread);
     let (counters, bottlenecks) = sim.run().map_err(|e| match e {
         SimError::Exec { err, block, thread } => {
             let src = &inst.program.sources[err.pc as usize];
-            wl.locate(
-                Diag::field(
-                    src.path.clone(),
-                    format!(
-                        "{} in `{}`, blockIdx=({},{},{}) threadIdx=({},{},{}), at {} on {}",
-                        err.fault,
-                        src.text,
-                        block[0],
-                        block[1],
-                        block[2],
-                        thread[0],
-                        thread[1],
-                        thread[2],
-                        point_text(point),
-                        dev.name
-                    ),
+            wl.locate(Diag::field(
+                src.path.clone(),
+                format!(
+                    "{} in `{}`, blockIdx=({},{},{}) threadIdx=({},{},{}), at {} on {}",
+                    err.fault,
+                    src.text,
+                    block[0],
+                    block[1],
+                    block[2],
+                    thread[0],
+                    thread[1],
+                    thread[2],
+                    point_text(point),
+                    dev.name
                 ),
-            )
+            ))
         }
         SimError::Launch(m) => wl.locate(Diag::msg(format!(
             "cannot launch on {} at {}: {m}",

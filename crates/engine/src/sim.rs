@@ -201,11 +201,7 @@ pub struct Simulation<'a> {
 
 impl<'a> Simulation<'a> {
     /// Builds a cold device for `prog`.
-    pub fn new(
-        dev: &'a DeviceSpec,
-        prog: &'a Program,
-        regs_per_thread: u32,
-    ) -> Simulation<'a> {
+    pub fn new(dev: &'a DeviceSpec, prog: &'a Program, regs_per_thread: u32) -> Simulation<'a> {
         let cycle = dev.cycle_ps();
         let c = |cycles: f64| (cycles * cycle).round() as u64;
         let bucket = c(32.0).max(1);
@@ -283,7 +279,7 @@ impl<'a> Simulation<'a> {
             ));
         }
         let regs = self.regs_per_thread * warps * 32;
-        let by_regs = if regs == 0 { u32::MAX } else { sm.registers / regs };
+        let by_regs = sm.registers.checked_div(regs).unwrap_or(u32::MAX);
         let n = sm
             .max_blocks
             .min(sm.max_warps / warps)
@@ -318,7 +314,7 @@ impl<'a> Simulation<'a> {
         let mut pops = 0u64;
         while let Some(Reverse((t, id))) = self.heap.pop() {
             pops += 1;
-            if pops % 1024 == 0 {
+            if pops.is_multiple_of(1024) {
                 for sm in &mut self.sms {
                     sm.port.advance(t);
                 }
@@ -431,11 +427,10 @@ impl<'a> Simulation<'a> {
                 Some(a) => a,
                 None => {
                     let mut a = WarpAccess::default();
-                    let step = self.slots[id as usize].warp.step(
-                        self.prog,
-                        &mut self.scratch,
-                        &mut a,
-                    );
+                    let step =
+                        self.slots[id as usize]
+                            .warp
+                            .step(self.prog, &mut self.scratch, &mut a);
                     let step = match step {
                         Ok(x) => x,
                         Err(e) => return Err(self.fault(id, e)),
@@ -556,7 +551,7 @@ impl<'a> Simulation<'a> {
 
     fn load_line(&mut self, sm_i: usize, r: &LineRequest, t: u64, l1_caches: bool) -> u64 {
         if !l1_caches {
-            return self.from_memory(sm_i, r.line, r.sectors, r.size, t);
+            return self.fetch(sm_i, r.line, r.sectors, r.size, t);
         }
         let l1 = self.sms[sm_i].l1.as_mut().expect("l1");
         let lk = l1.read(r.line, r.sectors, t);
@@ -567,7 +562,7 @@ impl<'a> Simulation<'a> {
         }
         if lk.miss != 0 {
             let start = self.sms[sm_i].mshr.acquire(t);
-            let fill = self.from_memory(sm_i, r.line, lk.miss, 32, start);
+            let fill = self.fetch(sm_i, r.line, lk.miss, 32, start);
             let sm = &mut self.sms[sm_i];
             sm.mshr.release(fill);
             if let Some(l1) = sm.l1.as_mut() {
@@ -587,7 +582,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// Brings `sectors` of `line` to SM `sm_i` (from L2 or DRAM); returns arrival.
-    fn from_memory(&mut self, sm_i: usize, line: u64, sectors: u8, size: u8, t: u64) -> u64 {
+    fn fetch(&mut self, sm_i: usize, line: u64, sectors: u8, size: u8, t: u64) -> u64 {
         let bytes = sectors.count_ones() * 32;
         self.counters.l2_read_sectors += sectors.count_ones() as u64;
         if self.l2.is_empty() {
@@ -606,9 +601,7 @@ impl<'a> Simulation<'a> {
                 self.dram.read(start, size as u32, issue)
             };
             self.counters.l2_read_sectors -= sectors.count_ones() as u64;
-            return self.sms[sm_i]
-                .port
-                .reserve(done + self.dram_half_ps, bytes);
+            return self.sms[sm_i].port.reserve(done + self.dram_half_ps, bytes);
         }
         let k = self.slice_of(line);
         let arrive = t + self.l2_half_ps;
@@ -722,8 +715,7 @@ impl<'a> Simulation<'a> {
             } else {
                 0.0
             },
-            achieved_occupancy: self.warp_time
-                / (end as f64 * n_sm * self.dev.sm.max_warps as f64),
+            achieved_occupancy: self.warp_time / (end as f64 * n_sm * self.dev.sm.max_warps as f64),
             blocks_per_sm: per_sm,
         };
         (self.counters, b)

@@ -144,19 +144,29 @@ impl DeviceSpec {
             }
         }
         if let Some(l1) = &self.l1 {
-            l1.cache.validate().map_err(|x| ("l1.cache".to_string(), x.to_string()))?;
+            l1.cache
+                .validate()
+                .map_err(|x| ("l1.cache".to_string(), x.to_string()))?;
         }
         if let Some(l2) = &self.l2 {
-            l2.slice.validate().map_err(|x| ("l2.slice".to_string(), x.to_string()))?;
+            l2.slice
+                .validate()
+                .map_err(|x| ("l2.slice".to_string(), x.to_string()))?;
             if l2.slices == 0 {
                 return e("l2.slices", "must be at least 1".into());
             }
-            if !(l2.slice_bytes_per_cycle > 0.0) {
-                return e("l2.slice_bytes_per_cycle", "must be greater than zero".into());
+            if l2.slice_bytes_per_cycle.is_nan() || l2.slice_bytes_per_cycle <= 0.0 {
+                return e(
+                    "l2.slice_bytes_per_cycle",
+                    "must be greater than zero".into(),
+                );
             }
         }
         self.dram.validate().map_err(|m| ("dram".to_string(), m))?;
-        for (f, r) in [("load_rule", self.load_rule), ("store_rule", self.store_rule)] {
+        for (f, r) in [
+            ("load_rule", self.load_rule),
+            ("store_rule", self.store_rule),
+        ] {
             if let Rule::Lines { bytes } = r {
                 if bytes != 32 && bytes != 128 {
                     return e(f, format!("Lines(bytes) must be 32 or 128, not {bytes}"));

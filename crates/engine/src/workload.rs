@@ -145,9 +145,9 @@ impl Workload {
             let vals = match overrides.iter().rev().find(|(n, _)| n == &p.name) {
                 Some((_, v)) => v.clone(),
                 None => match &p.sweep {
-                    Some(s) => s.values().map_err(|m| {
-                        Diag::field(format!("params[{i}].sweep"), m)
-                    })?,
+                    Some(s) => s
+                        .values()
+                        .map_err(|m| Diag::field(format!("params[{i}].sweep"), m))?,
                     None => vec![p.default],
                 },
             };
@@ -244,7 +244,10 @@ impl Workload {
             if bytes <= 0 {
                 return Err(Diag::field(
                     format!("buffers[{i}].bytes"),
-                    format!("buffer `{}` must have a positive size, but `{}` is {bytes}", b.name, b.bytes),
+                    format!(
+                        "buffer `{}` must have a positive size, but `{}` is {bytes}",
+                        b.name, b.bytes
+                    ),
                 )
                 .with_text(&b.bytes, None));
             }
@@ -278,7 +281,10 @@ impl Workload {
         let useful = eval_const(&self.useful_bytes, &mut |n| lookup(n))
             .map_err(|e| cerr("useful_bytes".into(), &self.useful_bytes, e))?;
         if useful < 0 {
-            return Err(Diag::field("useful_bytes", format!("is negative ({useful})")));
+            return Err(Diag::field(
+                "useful_bytes",
+                format!("is negative ({useful})"),
+            ));
         }
         let consts_fn = |n: &str| lookup(n);
         let program = Program::compile(

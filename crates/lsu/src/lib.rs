@@ -204,8 +204,8 @@ impl Rule {
                         let a = acc.addrs[l as usize] & !(bytes as u64 - 1);
                         // 32-byte transactions merge by sector inside push;
                         // 128-byte ones are one per distinct line.
-                        let seen = bytes == 128
-                            && out.iter().any(|r| r.request == p as u8 && r.line == a);
+                        let seen =
+                            bytes == 128 && out.iter().any(|r| r.request == p as u8 && r.line == a);
                         if !seen {
                             push(out, a, bytes as u64, p as u8);
                         }
@@ -248,7 +248,7 @@ fn strict_half(acc: &Access<'_>, h: u8, m: u32, out: &mut Vec<LineRequest>) {
     let base = acc.addrs[lane0 + first].wrapping_sub(first as u64 * w);
     let seg = 16 * w;
     let coalesced = matches!(w, 4 | 8 | 16)
-        && base % seg == 0
+        && base.is_multiple_of(seg)
         && (0..16).all(|k| m >> k & 1 == 0 || acc.addrs[lane0 + k] == base + k as u64 * w);
     if coalesced {
         match w {

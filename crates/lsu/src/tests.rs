@@ -7,14 +7,7 @@ fn lanes(f: impl Fn(u64) -> u64) -> [u64; 32] {
 
 fn run(rule: Rule, width: u8, mask: u32, addrs: &[u64; 32]) -> (u32, Summary, Vec<LineRequest>) {
     let mut out = Vec::new();
-    let req = rule.coalesce(
-        &Access {
-            width,
-            mask,
-            addrs,
-        },
-        &mut out,
-    );
+    let req = rule.coalesce(&Access { width, mask, addrs }, &mut out);
     (req, summarize(&out), out)
 }
 
@@ -58,19 +51,34 @@ fn cc10_strict_rule() {
     // Aligned float: one 64-byte transaction per half-warp.
     assert_eq!(run(r, 4, u32::MAX, &offset(0, 4)).1.transactions, [0, 2, 0]);
     // Offset 16 floats = 64 B: still aligned to 16 words.
-    assert_eq!(run(r, 4, u32::MAX, &offset(16, 4)).1.transactions, [0, 2, 0]);
+    assert_eq!(
+        run(r, 4, u32::MAX, &offset(16, 4)).1.transactions,
+        [0, 2, 0]
+    );
     // Any other offset: 16 separate 32-byte transactions per half-warp.
-    assert_eq!(run(r, 4, u32::MAX, &offset(1, 4)).1.transactions, [32, 0, 0]);
+    assert_eq!(
+        run(r, 4, u32::MAX, &offset(1, 4)).1.transactions,
+        [32, 0, 0]
+    );
     // Not all threads need to participate.
-    assert_eq!(run(r, 4, 0x0000_00F0, &offset(0, 4)).1.transactions, [0, 1, 0]);
+    assert_eq!(
+        run(r, 4, 0x0000_00F0, &offset(0, 4)).1.transactions,
+        [0, 1, 0]
+    );
     // A permuted half-warp is not coalesced on CC 1.0.
     let mut p = offset(0, 4);
     p.swap(0, 1);
     assert_eq!(run(r, 4, u32::MAX, &p).1.transactions, [16, 1, 0]);
     // 1- and 2-byte words never coalesce on CC 1.0/1.1.
-    assert_eq!(run(r, 2, u32::MAX, &offset(0, 2)).1.transactions, [32, 0, 0]);
+    assert_eq!(
+        run(r, 2, u32::MAX, &offset(0, 2)).1.transactions,
+        [32, 0, 0]
+    );
     // 16-byte words: two 128-byte transactions per half-warp.
-    assert_eq!(run(r, 16, u32::MAX, &offset(0, 16)).1.transactions, [0, 0, 4]);
+    assert_eq!(
+        run(r, 16, u32::MAX, &offset(0, 16)).1.transactions,
+        [0, 0, 4]
+    );
 }
 
 #[test]
@@ -84,7 +92,10 @@ fn cc12_segment_protocol() {
     assert_eq!(run(r, 4, u32::MAX, &stride(2, 4)).1.transactions, [0, 0, 2]);
     // Stride 16 floats: every word in its own 128 B segment, both halves
     // of nothing: reduced to 32 B each.
-    assert_eq!(run(r, 4, u32::MAX, &stride(32, 4)).1.transactions, [32, 0, 0]);
+    assert_eq!(
+        run(r, 4, u32::MAX, &stride(32, 4)).1.transactions,
+        [32, 0, 0]
+    );
     // 1-byte words use 32-byte segments; each half-warp issues its own.
     assert_eq!(run(r, 1, u32::MAX, &offset(0, 1)).1.transactions, [2, 0, 0]);
 }
@@ -100,7 +111,10 @@ fn cc20_splits_wide_words() {
     assert_eq!(run(r, 8, u32::MAX, &offset(1, 8)).1.transactions, [0, 0, 4]);
     // L2-only (-dlcm=cg): 32-byte segments.
     let cg = Rule::Lines { bytes: 32 };
-    assert_eq!(run(cg, 4, u32::MAX, &offset(1, 4)).1.transactions, [5, 0, 0]);
+    assert_eq!(
+        run(cg, 4, u32::MAX, &offset(1, 4)).1.transactions,
+        [5, 0, 0]
+    );
 }
 
 fn covered(reqs: &[LineRequest], a: u64, w: u64) -> bool {
@@ -127,19 +141,23 @@ fn rules() -> impl Strategy<Value = Rule> {
 
 fn access() -> impl Strategy<Value = (u8, u32, [u64; 32])> {
     let widths = prop_oneof![Just(1u8), Just(2), Just(4), Just(8), Just(16)];
-    (widths, any::<u32>(), prop::array::uniform32(0u64..4096), 0u64..3).prop_map(
-        |(w, mask, raw, mode)| {
+    (
+        widths,
+        any::<u32>(),
+        prop::array::uniform32(0u64..4096),
+        0u64..3,
+    )
+        .prop_map(|(w, mask, raw, mode)| {
             let addrs = lanes(|l| {
                 let word = match mode {
-                    0 => raw[l as usize],                  // scattered
-                    1 => raw[0] / 64 + l * (raw[1] % 40),  // strided
-                    _ => raw[0] / 64 + l,                  // contiguous, offset
+                    0 => raw[l as usize],                 // scattered
+                    1 => raw[0] / 64 + l * (raw[1] % 40), // strided
+                    _ => raw[0] / 64 + l,                 // contiguous, offset
                 };
                 0x20_0000 + word * w as u64
             });
             (w, mask, addrs)
-        },
-    )
+        })
 }
 
 proptest! {

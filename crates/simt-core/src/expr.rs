@@ -150,9 +150,16 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                 i += 1;
             }
-            let digits: String = text[digits_start..i].chars().filter(|&c| c != '_').collect();
-            let v = i64::from_str_radix(&digits, radix)
-                .map_err(|e| err(format!("bad integer literal `{}`: {e}", &text[start..i]), start))?;
+            let digits: String = text[digits_start..i]
+                .chars()
+                .filter(|&c| c != '_')
+                .collect();
+            let v = i64::from_str_radix(&digits, radix).map_err(|e| {
+                err(
+                    format!("bad integer literal `{}`: {e}", &text[start..i]),
+                    start,
+                )
+            })?;
             out.push((Tok::Int(v), start));
         } else if c.is_ascii_alphabetic() || c == b'_' {
             let start = i;
@@ -724,13 +731,13 @@ pub fn eval_const(
     let ast = parse(text).map_err(ConstEvalError::Parse)?;
     let mut l = |n: &str| lookup(n).map(Sym::Const);
     match Expr::resolve(&ast, &mut l) {
-        Ok(e) => e
-            .konst
-            .ok_or_else(|| ConstEvalError::Parse(ParseError {
+        Ok(e) => e.konst.ok_or_else(|| {
+            ConstEvalError::Parse(ParseError {
                 message: "expression is not constant".into(),
                 col: 0,
                 text: text.into(),
-            })),
+            })
+        }),
         Err(ResolveError::Unknown(u)) => Err(ConstEvalError::Unknown(u)),
         Err(ResolveError::Fault(f)) => Err(ConstEvalError::Fault(f)),
     }
@@ -782,7 +789,10 @@ mod tests {
             Err(ConstEvalError::Unknown(u)) => assert_eq!((u.name.as_str(), u.col), ("m", 4)),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(ev("n / 0"), Err(ConstEvalError::Fault(Fault::DivByZero))));
+        assert!(matches!(
+            ev("n / 0"),
+            Err(ConstEvalError::Fault(Fault::DivByZero))
+        ));
         match ev("n + * 2") {
             Err(ConstEvalError::Parse(p)) => assert_eq!(p.col, 4),
             other => panic!("{other:?}"),

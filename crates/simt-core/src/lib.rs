@@ -38,9 +38,7 @@ mod tests {
     use ir::Stmt;
 
     fn compile(src: &str, block: u32, grid: u32, consts: &[(&str, i64)]) -> Program {
-        let body: Vec<Stmt> = ir::ron_options()
-            .from_str(src)
-            .expect("ron");
+        let body: Vec<Stmt> = ir::ron_options().from_str(src).expect("ron");
         let bufs = [BufferDecl {
             name: "a".into(),
             base: 1 << 21,
@@ -64,8 +62,10 @@ mod tests {
         w.reset(p, [block, 0, 0], warp);
         let mut out = vec![];
         let mut acc = WarpAccess::default();
-        w.run_to_end(p, &mut Scratch::default(), &mut acc, |a| out.push(a.clone()))
-            .expect("run");
+        w.run_to_end(p, &mut Scratch::default(), &mut acc, |a| {
+            out.push(a.clone())
+        })
+        .expect("run");
         out
     }
 
@@ -119,32 +119,54 @@ mod tests {
         );
         let acc = accesses(&p, 0, 0);
         let masks: Vec<u32> = acc.iter().map(|a| a.mask).collect();
-        assert_eq!(
-            masks,
-            vec![0xEEEE_EEEE, 0xCCCC_CCCC, 0x8888_8888, u32::MAX]
-        );
+        assert_eq!(masks, vec![0xEEEE_EEEE, 0xCCCC_CCCC, 0x8888_8888, u32::MAX]);
     }
 
     #[test]
     fn partial_last_warp_is_masked() {
-        let p = compile(r#"[Store(buf: "a", width: "4", index: "threadIdx.x")]"#, 40, 1, &[]);
+        let p = compile(
+            r#"[Store(buf: "a", width: "4", index: "threadIdx.x")]"#,
+            40,
+            1,
+            &[],
+        );
         assert_eq!(accesses(&p, 0, 1)[0].mask, 0xFF);
     }
 
     #[test]
     fn faults_name_lane_and_kind() {
-        let p = compile(r#"[Load(buf: "a", width: "8", index: "threadIdx.x * 1000000")]"#, 32, 1, &[]);
+        let p = compile(
+            r#"[Load(buf: "a", width: "8", index: "threadIdx.x * 1000000")]"#,
+            32,
+            1,
+            &[],
+        );
         let mut w = Warp::default();
         w.reset(&p, [0, 0, 0], 0);
         let e = w
-            .run_to_end(&p, &mut Scratch::default(), &mut WarpAccess::default(), |_| {})
+            .run_to_end(
+                &p,
+                &mut Scratch::default(),
+                &mut WarpAccess::default(),
+                |_| {},
+            )
             .unwrap_err();
         assert_eq!(e.lane, 1);
         assert!(matches!(e.fault, ExecFault::OutOfBounds { .. }));
-        let p = compile(r#"[Load(buf: "a", width: "8", byte: "threadIdx.x * 12")]"#, 32, 1, &[]);
+        let p = compile(
+            r#"[Load(buf: "a", width: "8", byte: "threadIdx.x * 12")]"#,
+            32,
+            1,
+            &[],
+        );
         w.reset(&p, [0, 0, 0], 0);
         let e = w
-            .run_to_end(&p, &mut Scratch::default(), &mut WarpAccess::default(), |_| {})
+            .run_to_end(
+                &p,
+                &mut Scratch::default(),
+                &mut WarpAccess::default(),
+                |_| {},
+            )
             .unwrap_err();
         assert_eq!(e.lane, 1);
         assert!(matches!(e.fault, ExecFault::Misaligned { .. }));

@@ -237,8 +237,8 @@ impl Compiler<'_, '_> {
     }
 
     fn expr(&mut self, text: &str, path: &str) -> Result<Expr, CompileError> {
-        let ast: Ast = expr::parse(text)
-            .map_err(|e| Self::err(path, Some(text), Some(e.col), e.message))?;
+        let ast: Ast =
+            expr::parse(text).map_err(|e| Self::err(path, Some(text), Some(e.col), e.message))?;
         let data = self.data.clone();
         let r = Expr::resolve(&ast, &mut |n| self.lookup(n));
         match r {
@@ -285,7 +285,9 @@ impl Compiler<'_, '_> {
 
     fn var_slot(&mut self, name: &str, path: &str) -> Result<u16, CompileError> {
         let builtin = ["threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"];
-        if builtin.iter().any(|b| name == *b || name.starts_with(&format!("{b}.")))
+        if builtin
+            .iter()
+            .any(|b| name == *b || name.starts_with(&format!("{b}.")))
             || (self.env.consts)(name).is_some()
         {
             return Err(Self::err(
@@ -392,7 +394,11 @@ impl Compiler<'_, '_> {
                 }
                 let init = self.expr(from, &format!("{path}.from"))?;
                 let slot = self.var_slot(var, &format!("{path}.var"))?;
-                self.push(OpKind::Set { slot, expr: init }, path, format!("{var} = {from}"));
+                self.push(
+                    OpKind::Set { slot, expr: init },
+                    path,
+                    format!("{var} = {from}"),
+                );
                 let cmp = if step_v > 0 { "<" } else { ">" };
                 let cond_text = format!("{var} {cmp} ({to})");
                 let cond = self.expr(&cond_text, &format!("{path}.to"))?;
@@ -429,7 +435,11 @@ impl Compiler<'_, '_> {
     }
 
     fn mem(&mut self, a: &Access, kind: MemKind, path: &str, s: &Stmt) -> Result<(), CompileError> {
-        let verb = if kind == MemKind::Load { "Load" } else { "Store" };
+        let verb = if kind == MemKind::Load {
+            "Load"
+        } else {
+            "Store"
+        };
         let p = format!("{path}.{verb}");
         let buf = self
             .env
@@ -442,7 +452,11 @@ impl Compiler<'_, '_> {
                     &format!("{p}.buf"),
                     Some(&a.buf),
                     None,
-                    format!("unknown buffer `{}` (declared: {})", a.buf, names.join(", ")),
+                    format!(
+                        "unknown buffer `{}` (declared: {})",
+                        a.buf,
+                        names.join(", ")
+                    ),
                 )
             })?;
         let width = self.const_expr(&a.width, &format!("{p}.width"))?;

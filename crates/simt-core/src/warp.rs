@@ -173,8 +173,8 @@ impl Warp {
                 self.regs[SLOT_TID as usize + 1][lane] = ((t / bx) % by) as i64;
                 self.regs[SLOT_TID as usize + 2][lane] = (t / (bx * by)) as i64;
             }
-            for d in 0..3 {
-                self.regs[SLOT_BID as usize + d][lane] = block[d] as i64;
+            for (d, &b) in block.iter().enumerate() {
+                self.regs[SLOT_BID as usize + d][lane] = b as i64;
             }
         }
         self.stack.push(Entry {
@@ -313,7 +313,7 @@ impl Warp {
                             });
                         }
                         let addr = b.base + off as u64;
-                        if addr % w as u64 != 0 {
+                        if !addr.is_multiple_of(w as u64) {
                             return Err(ExecError {
                                 fault: ExecFault::Misaligned {
                                     buf: b.name.clone(),
