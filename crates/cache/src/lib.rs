@@ -131,19 +131,39 @@ pub struct Lookup {
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Way {
-    tag: u64,
     valid: u8,
     dirty: u8,
-    lru: u32,
-    ready: [u64; 4],
+    /// Arrival time per sector, in units of [`READY_UNIT_PS`], rounded up.
+    ready: [u32; 4],
 }
 
-/// One cache's state.
+/// Resolution of the stored arrival times: 1.024 ns (times up to 4.4 s).
+pub const READY_UNIT_PS: u64 = 1024;
+const PENDING: u32 = u32::MAX;
+
+fn to_units(ps: u64) -> u32 {
+    ps.div_ceil(READY_UNIT_PS).min(PENDING as u64 - 1) as u32
+}
+
+fn to_ps(units: u32) -> u64 {
+    if units == PENDING {
+        u64::MAX
+    } else {
+        units as u64 * READY_UNIT_PS
+    }
+}
+
+/// One cache's state. Tags live in their own array (line number + 1, 0 for
+/// an empty way) so that a lookup scans one short contiguous run of memory.
 #[derive(Debug, Clone)]
 pub struct Cache {
     spec: CacheSpec,
     sets: u64,
     set_bits: u32,
+    set_mask: Option<u64>,
+    line_shift: u32,
+    tags: Vec<u64>,
+    lru: Vec<u32>,
     ways: Vec<Way>,
     clock: u32,
     sectors_per_line: u32,
@@ -157,6 +177,10 @@ impl Cache {
         Cache {
             sets,
             set_bits: 64 - sets.leading_zeros(),
+            set_mask: sets.is_power_of_two().then(|| sets - 1),
+            line_shift: spec.line_bytes.trailing_zeros(),
+            tags: vec![0; n],
+            lru: vec![0; n],
             ways: vec![Way::default(); n],
             clock: 0,
             sectors_per_line: spec.line_bytes / spec.sector_bytes,
@@ -169,61 +193,63 @@ impl Cache {
         &self.spec
     }
 
+    #[inline]
     fn set_of(&self, line_no: u64) -> u64 {
-        match self.spec.set_index {
-            SetIndex::Linear => line_no % self.sets,
+        let x = match self.spec.set_index {
+            SetIndex::Linear => line_no,
             SetIndex::XorFold => {
-                let mut x = line_no;
-                let mut h = 0;
-                while x != 0 {
-                    h ^= x;
-                    x >>= self.set_bits.max(1);
-                }
-                h % self.sets
+                let b = self.set_bits.max(1);
+                line_no ^ (line_no >> b) ^ (line_no >> (2 * b)) ^ (line_no >> (3 * b))
             }
+        };
+        match self.set_mask {
+            Some(m) => x & m,
+            None => x % self.sets,
         }
     }
 
+    #[inline]
     fn find(&mut self, line: u64) -> (usize, Option<usize>) {
-        let line_no = line / self.spec.line_bytes as u64;
-        let base = (self.set_of(line_no) * self.spec.ways as u64) as usize;
+        let line_no = line >> self.line_shift;
         let ways = self.spec.ways as usize;
-        let hit = self.ways[base..base + ways]
-            .iter()
-            .position(|w| w.valid != 0 && w.tag == line_no);
+        let base = self.set_of(line_no) as usize * ways;
+        let key = line_no + 1;
+        let hit = self.tags[base..base + ways].iter().position(|&t| t == key);
         (base, hit.map(|i| base + i))
     }
 
     fn touch(&mut self, i: usize) {
         self.clock = self.clock.wrapping_add(1);
-        self.ways[i].lru = self.clock;
+        self.lru[i] = self.clock;
     }
 
     fn victim(&mut self, base: usize) -> usize {
         let ways = self.spec.ways as usize;
-        let set = &self.ways[base..base + ways];
-        if let Some(i) = set.iter().position(|w| w.valid == 0) {
+        if let Some(i) = self.tags[base..base + ways].iter().position(|&t| t == 0) {
             return base + i;
         }
         // Least recently used; wrapping-safe by age relative to the clock.
         let clock = self.clock;
-        let (i, _) = set
-            .iter()
-            .enumerate()
-            .max_by_key(|(_, w)| clock.wrapping_sub(w.lru))
-            .unwrap_or((0, &set[0]));
-        base + i
+        let mut best = 0;
+        let mut age = 0;
+        for (i, &l) in self.lru[base..base + ways].iter().enumerate() {
+            let a = clock.wrapping_sub(l);
+            if a > age {
+                age = a;
+                best = i;
+            }
+        }
+        base + best
     }
 
     fn replace(&mut self, base: usize, line: u64) -> (usize, Option<(u64, u8)>) {
         let v = self.victim(base);
         let old = self.ways[v];
-        let evicted = (old.valid != 0 && old.dirty != 0)
-            .then(|| (old.tag * self.spec.line_bytes as u64, old.dirty));
-        self.ways[v] = Way {
-            tag: line / self.spec.line_bytes as u64,
-            ..Way::default()
-        };
+        let old_tag = self.tags[v];
+        let evicted =
+            (old_tag != 0 && old.dirty != 0).then(|| ((old_tag - 1) << self.line_shift, old.dirty));
+        self.tags[v] = (line >> self.line_shift) + 1;
+        self.ways[v] = Way::default();
         (v, evicted)
     }
 
@@ -241,14 +267,15 @@ impl Cache {
         let miss = sectors & !w.valid;
         let mut ready = 0;
         for s in 0..self.sectors_per_line.min(4) {
-            if hit >> s & 1 == 1 && w.ready[s as usize] > now {
-                ready = ready.max(w.ready[s as usize]);
+            let r = to_ps(w.ready[s as usize]);
+            if hit >> s & 1 == 1 && r > now {
+                ready = ready.max(r);
             }
         }
         w.valid |= miss;
         for s in 0..4 {
             if miss >> s & 1 == 1 {
-                w.ready[s] = u64::MAX;
+                w.ready[s] = PENDING;
             }
         }
         Lookup {
@@ -265,7 +292,7 @@ impl Cache {
         let w = &mut self.ways[slot as usize];
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
-                w.ready[s] = ready;
+                w.ready[s] = to_units(ready);
             }
         }
     }
@@ -290,10 +317,13 @@ impl Cache {
         let w = &mut self.ways[i];
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
-                w.ready[s] = if w.valid >> s & 1 == 1 {
-                    w.ready[s].max(ready)
+                let r = to_units(ready);
+                w.ready[s] = if w.valid >> s & 1 == 1 && w.ready[s] != PENDING {
+                    w.ready[s].max(r)
+                } else if w.valid >> s & 1 == 1 {
+                    PENDING
                 } else {
-                    ready
+                    r
                 };
             }
         }
@@ -304,11 +334,12 @@ impl Cache {
 
     /// Dirty sectors still held, per line (for a final write-back count).
     pub fn dirty_lines(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
-        let lb = self.spec.line_bytes as u64;
-        self.ways
+        let shift = self.line_shift;
+        self.tags
             .iter()
-            .filter(|w| w.valid != 0 && w.dirty != 0)
-            .map(move |w| (w.tag * lb, w.dirty))
+            .zip(&self.ways)
+            .filter(|(t, w)| **t != 0 && w.dirty != 0)
+            .map(move |(t, w)| ((t - 1) << shift, w.dirty))
     }
 }
 
@@ -335,9 +366,9 @@ mod tests {
         c.fill(l.slot, l.miss, 500);
         // In flight: a hit that completes when the fill does (MSHR merge).
         let l2 = c.read(0x1000, 0b0110, 20);
-        assert_eq!((l2.hit, l2.miss, l2.ready), (0b0010, 0b0100, 500));
+        assert_eq!((l2.hit, l2.miss, l2.ready), (0b0010, 0b0100, READY_UNIT_PS));
         // Arrived.
-        assert_eq!(c.read(0x1000, 0b0001, 600).ready, 0);
+        assert_eq!(c.read(0x1000, 0b0001, 2000).ready, 0);
     }
 
     #[test]
