@@ -2,8 +2,9 @@
 //!
 //! ```text
 //!  address ──▶ channel = hash(addr / interleave_bytes) % channels
-//!          ──▶ bank, row inside the channel (row-interleaved, bank bits
-//!              XOR-ed with row bits)
+//!          ──▶ bank, row inside the channel (row-interleaved: a row holds
+//!              row_bytes of consecutive channel addresses; bank bits XOR-ed
+//!              with row bits)
 //!
 //!  read(addr, bytes, now):                  write(addr, bytes, now):
 //!    row hit : CAS at max(now, bank ready)    queued; when the queue holds
@@ -13,6 +14,7 @@
 //!              free (+ tWTR after writes)     drain, as write-drain
 //!    bus busy: access_bytes / channel bytes   controllers do)
 //!              per ns, x (1 + ecc_overhead)
+//!    bank    : next CAS after max(burst, tCCD_L)
 //! ```
 //!
 //! Peak bandwidth = `channels x channel_bits / 8 x data_rate_gbps` (GB/s);
@@ -71,6 +73,9 @@ pub struct DramSpec {
     pub t_wtr_ns: f64,
     /// Read-to-write turnaround on the bus, ns.
     pub t_rtw_ns: f64,
+    /// Minimum time between column commands to the same bank (group), ns
+    /// (tCCD_L); shorter bursts than this cannot stream from one bank.
+    pub t_ccd_l_ns: f64,
     /// Writes queued per channel before the controller drains them.
     pub write_drain: u32,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
@@ -115,6 +120,7 @@ impl DramSpec {
             ("t_ras_ns", self.t_ras_ns),
             ("t_wtr_ns", self.t_wtr_ns),
             ("t_rtw_ns", self.t_rtw_ns),
+            ("t_ccd_l_ns", self.t_ccd_l_ns),
             ("ecc_overhead", self.ecc_overhead),
         ] {
             if !(v >= 0.0 && v.is_finite()) {
@@ -182,6 +188,7 @@ pub struct Dram {
     t_ras: u64,
     t_wtr: u64,
     t_rtw: u64,
+    t_ccd_l: u64,
     stats: DramStats,
 }
 
@@ -217,6 +224,7 @@ impl Dram {
             t_ras: ps(spec.t_ras_ns),
             t_wtr: ps(spec.t_wtr_ns),
             t_rtw: ps(spec.t_rtw_ns),
+            t_ccd_l: ps(spec.t_ccd_l_ns),
             spec,
             stats: DramStats::default(),
         }
@@ -288,7 +296,7 @@ impl Dram {
         ch.bus_free = data + self.burst;
         ch.busy_ps += self.burst;
         ch.last_write = write;
-        bank.ready = data - self.t_cl + self.burst;
+        bank.ready = (data - self.t_cl + self.burst).max(data - self.t_cl + self.t_ccd_l);
         data + self.burst
     }
 
@@ -355,6 +363,7 @@ mod tests {
             t_ras_ns: 30.0,
             t_wtr_ns: 5.0,
             t_rtw_ns: 2.0,
+            t_ccd_l_ns: 2.0,
             write_drain: 4,
             ecc_overhead: 0.0,
         }

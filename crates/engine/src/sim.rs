@@ -116,6 +116,7 @@ struct Block {
 /// Per-SM state.
 #[derive(Debug, Clone)]
 struct Sm {
+    launch_free: u64,
     issue_free: u64,
     lsu_free: u64,
     resident: u32,
@@ -186,11 +187,10 @@ pub struct Simulation<'a> {
     l1_hit_ps: u64,
     l2_half_ps: u64,
     dram_half_ps: u64,
-    dispatch_ps: u64,
+    launch_ps: u64,
     quantum_ps: u64,
     // Progress.
     next_block: u64,
-    dispatcher_free: u64,
     end: u64,
     counters: Counters,
     load_latency_sum: f64,
@@ -207,6 +207,7 @@ impl<'a> Simulation<'a> {
         let bucket = c(32.0).max(1);
         let sms = (0..dev.sm.count)
             .map(|_| Sm {
+                launch_free: 0,
                 issue_free: 0,
                 lsu_free: 0,
                 resident: 0,
@@ -254,10 +255,9 @@ impl<'a> Simulation<'a> {
             l1_hit_ps: c(dev.l1.as_ref().map(|l| l.hit_latency_cycles).unwrap_or(0) as f64),
             l2_half_ps: c(l2_lat / 2.0),
             dram_half_ps: c(path_cycles / 2.0),
-            dispatch_ps: (dev.launch.block_dispatch_ns * 1000.0).round() as u64,
+            launch_ps: c(dev.launch.block_launch_cycles),
             quantum_ps: c(64.0),
             next_block: 0,
-            dispatcher_free: 0,
             end: 0,
             counters: Counters::default(),
             load_latency_sum: 0.0,
@@ -334,8 +334,10 @@ impl<'a> Simulation<'a> {
     fn dispatch(&mut self, sm: u32, t: u64) {
         let b = self.next_block;
         self.next_block += 1;
-        let at = t.max(self.dispatcher_free) + self.dispatch_ps;
-        self.dispatcher_free = at;
+        // Each SM launches its blocks one at a time.
+        let s = &mut self.sms[sm as usize];
+        let at = t.max(s.launch_free) + self.launch_ps;
+        s.launch_free = at;
         let [gx, gy, _] = self.prog.grid_dim;
         let (gx, gy) = (gx as u64, gy as u64);
         let idx = [
@@ -637,6 +639,8 @@ impl<'a> Simulation<'a> {
                 s += per_atom;
             }
             fill += self.dram_half_ps;
+            // Writing the fill into the slice's data array takes its port too.
+            fill = self.l2_port[k].reserve(fill, lk.miss.count_ones() * 32);
             self.l2[k].fill(lk.slot, lk.miss, fill);
             if lk.miss & sectors != 0 {
                 ready = ready.max(fill);

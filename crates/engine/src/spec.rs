@@ -105,8 +105,9 @@ pub struct InterconnectSpec {
 pub struct LaunchSpec {
     /// Fixed duration of a kernel of one block that does nothing, ns.
     pub kernel_overhead_ns: f64,
-    /// Time the block scheduler takes per block dispatched, GPU-wide, ns.
-    pub block_dispatch_ns: f64,
+    /// SM cycles an SM takes to launch one block; an SM launches its blocks
+    /// one at a time.
+    pub block_launch_cycles: f64,
 }
 
 impl DeviceSpec {
@@ -137,7 +138,10 @@ impl DeviceSpec {
         }
         for (f, v) in [
             ("launch.kernel_overhead_ns", self.launch.kernel_overhead_ns),
-            ("launch.block_dispatch_ns", self.launch.block_dispatch_ns),
+            (
+                "launch.block_launch_cycles",
+                self.launch.block_launch_cycles,
+            ),
         ] {
             if !(v >= 0.0 && v.is_finite()) {
                 return e(f, format!("must be zero or more (is {v})"));
