@@ -1,8 +1,10 @@
 //! End-to-end tests: one test binary, one module per concern.
 
 mod cli;
+mod plot;
 mod reference;
 mod seed_rules;
+mod shapes;
 
 use engine::{DeviceSpec, LoadedWorkload, PointResult};
 use std::path::PathBuf;

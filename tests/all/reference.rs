@@ -42,8 +42,16 @@ pub fn read_csv(path: &str) -> Vec<Row> {
         .collect()
 }
 
-/// The simulated H200 results at 4 MiB for both experiments, keyed like the reference.
-pub fn simulate_h200_4mib() -> Vec<(String, i64, i64, PointResult)> {
+type Sim = Vec<(String, i64, i64, PointResult)>;
+
+/// The simulated H200 results at 4 MiB for both experiments, keyed like the
+/// reference (simulated once per test binary).
+pub fn simulate_h200_4mib() -> &'static Sim {
+    static SIM: std::sync::OnceLock<Sim> = std::sync::OnceLock::new();
+    SIM.get_or_init(simulate)
+}
+
+fn simulate() -> Sim {
     let dev = device("h200");
     let mut out = Vec::new();
     for exp in ["offset", "stride"] {
@@ -94,4 +102,52 @@ fn h200_requests_and_sectors_equal_nsight_compute_on_all_130_points() {
         checked += 1;
     }
     assert_eq!(checked, 130);
+}
+
+fn rel(sim: f64, reference: f64) -> f64 {
+    (sim - reference) / reference
+}
+
+#[test]
+fn h200_traffic_and_time_against_nsight_compute() {
+    let reference = read_csv("tests/data/h200/ncu.csv");
+    let sim = simulate_h200_4mib();
+    let (mut time_ok, mut worst_l2, mut worst_dram) = (0, 0.0f64, 0.0f64);
+    for row in &reference {
+        let (_, _, _, r) = sim
+            .iter()
+            .find(|(e, el, p, _)| *e == row.experiment && *el == row.elem && *p == row.param)
+            .expect("simulated");
+        let c = &r.counters;
+        let l2 = rel(
+            c.l2_read_sectors as f64,
+            row.get("lts__t_sectors_srcunit_tex_op_read.sum"),
+        );
+        let dram = rel(c.dram_bytes_read as f64, row.get("dram__bytes_read.sum"));
+        let time = rel(r.time_ns(), row.get("gpu__time_duration.sum"));
+        worst_l2 = worst_l2.max(l2.abs());
+        worst_dram = worst_dram.max(dram.abs());
+        if time.abs() <= 0.15 {
+            time_ok += 1;
+        }
+    }
+    eprintln!(
+        "H200 4 MiB: time within 15% on {time_ok}/130; worst L2 read {:.2}%, DRAM read {:.2}%",
+        worst_l2 * 100.0,
+        worst_dram * 100.0
+    );
+    assert!(
+        worst_l2 <= 0.02,
+        "L2 read sectors within 2%: worst {worst_l2:.4}"
+    );
+    assert!(
+        worst_dram <= 0.10,
+        "DRAM bytes read within 10%: worst {worst_dram:.4}"
+    );
+    // Known gap (DEVIATIONS.md): the target is 117 of 130 (90%). This fails
+    // loudly when the model gets better or worse, so the bar can move.
+    assert!(
+        (80..117).contains(&time_ok),
+        "time within 15% on {time_ok}/130: update DEVIATIONS.md and this bound"
+    );
 }
