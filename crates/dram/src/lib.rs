@@ -157,7 +157,7 @@ struct Channel {
     bus_free: u64,
     last_write: bool,
     banks: Vec<Bank>,
-    writes: Vec<u64>,
+    writes: Vec<(usize, usize, u64)>,
     busy_ps: u64,
 }
 
@@ -270,7 +270,11 @@ impl Dram {
     }
 
     fn access(&mut self, addr: u64, now: u64, write: bool) -> u64 {
-        let (c, b, row) = self.map(addr);
+        let m = self.map(addr);
+        self.access_at(m, now, write)
+    }
+
+    fn access_at(&mut self, (c, b, row): (usize, usize, u64), now: u64, write: bool) -> u64 {
         let ch = &mut self.ch[c];
         let bank = &mut ch.banks[b];
         let cas = if bank.open_row == row {
@@ -321,14 +325,14 @@ impl Dram {
         let first = addr / a * a;
         let n = (addr + bytes.max(1) as u64).div_ceil(a) - addr / a;
         for i in 0..n {
-            let x = first + i * a;
-            let (c, _, _) = self.map(x);
-            self.ch[c].writes.push(x);
+            let m = self.map(first + i * a);
+            let c = m.0;
+            self.ch[c].writes.push(m);
             self.stats.bytes_written += a;
             if self.ch[c].writes.len() >= self.spec.write_drain as usize {
                 let q = std::mem::take(&mut self.ch[c].writes);
                 for w in &q {
-                    self.access(*w, now, true);
+                    self.access_at(*w, now, true);
                 }
                 self.ch[c].writes = q;
                 self.ch[c].writes.clear();

@@ -178,6 +178,7 @@ pub struct Simulation<'a> {
     free_blocks: Vec<u32>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     scratch: Scratch,
+    acc: WarpAccess,
     lines: Vec<LineRequest>,
     // Constants, ps.
     cycle: f64,
@@ -247,6 +248,7 @@ impl<'a> Simulation<'a> {
             free_blocks: Vec::new(),
             heap: BinaryHeap::new(),
             scratch: Scratch::default(),
+            acc: WarpAccess::default(),
             lines: Vec::with_capacity(64),
             cycle,
             alu_ps: c(dev.sm.alu_latency_cycles as f64),
@@ -445,6 +447,7 @@ impl<'a> Simulation<'a> {
                             sm.issue_free = at + self.issue_ps;
                             t = at + self.alu_ps;
                             self.counters.warp_instructions += 1;
+                            self.acc = a;
                             if t - t0 > self.quantum_ps {
                                 self.heap.push(Reverse((t, id)));
                                 return Ok(());
@@ -452,6 +455,8 @@ impl<'a> Simulation<'a> {
                             continue;
                         }
                         Step::Done => {
+                            self.acc = a;
+                            let s = &mut self.slots[id as usize];
                             s.done = true;
                             let at = t.max(s.last_load);
                             self.heap.push(Reverse((at, id)));
@@ -479,6 +484,7 @@ impl<'a> Simulation<'a> {
                 return Ok(());
             }
             t = self.memory(id, &a, t);
+            self.acc = a;
             if t - t0 > self.quantum_ps {
                 self.heap.push(Reverse((t, id)));
                 return Ok(());

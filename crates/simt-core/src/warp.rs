@@ -162,20 +162,32 @@ impl Warp {
         self.regs.resize(prog.n_regs, [0; WARP_SIZE]);
         self.stack.clear();
         self.executed = 0;
-        let [bx, by, _] = prog.block_dim;
+        let [bx, by, bz] = prog.block_dim;
         let threads = prog.threads_per_block();
-        let mut mask = 0u32;
-        for lane in 0..WARP_SIZE {
-            let t = warp_in_block * WARP_SIZE as u32 + lane as u32;
-            if t < threads {
-                mask |= 1 << lane;
-                self.regs[SLOT_TID as usize][lane] = (t % bx) as i64;
-                self.regs[SLOT_TID as usize + 1][lane] = ((t / bx) % by) as i64;
-                self.regs[SLOT_TID as usize + 2][lane] = (t / (bx * by)) as i64;
+        let first = warp_in_block * WARP_SIZE as u32;
+        let lanes = threads.saturating_sub(first).min(WARP_SIZE as u32) as usize;
+        let mask = if lanes == WARP_SIZE {
+            u32::MAX
+        } else {
+            (1u32 << lanes) - 1
+        };
+        let (x, rest) = self.regs.split_at_mut(SLOT_TID as usize + 1);
+        let tid_x = &mut x[SLOT_TID as usize];
+        if by == 1 && bz == 1 {
+            // One-dimensional blocks (the common case): no divisions.
+            for (lane, v) in tid_x.iter_mut().enumerate().take(lanes) {
+                *v = (first + lane as u32) as i64;
             }
-            for (d, &b) in block.iter().enumerate() {
-                self.regs[SLOT_BID as usize + d][lane] = b as i64;
+        } else {
+            for lane in 0..lanes {
+                let t = first + lane as u32;
+                tid_x[lane] = (t % bx) as i64;
+                rest[0][lane] = ((t / bx) % by) as i64;
+                rest[1][lane] = (t / (bx * by)) as i64;
             }
+        }
+        for (d, &b) in block.iter().enumerate() {
+            self.regs[SLOT_BID as usize + d] = [b as i64; WARP_SIZE];
         }
         self.stack.push(Entry {
             pc: 0,
