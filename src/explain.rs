@@ -157,29 +157,12 @@ pub fn explain(
         );
         let _ = writeln!(s, "    rule: {}", rule_text(rule));
         let sum = lsu::summarize(&lines);
-        for r in &lines {
-            let first = r.line + 32 * r.sectors.trailing_zeros() as u64;
-            let secs: Vec<String> = (0..4)
-                .filter(|k| r.sectors >> k & 1 == 1)
-                .map(|k| k.to_string())
-                .collect();
-            let what = if r.size == 32 {
-                format!("{} x 32-B transaction(s)", r.sector_count())
-            } else {
-                format!("1 x {}-B transaction at offset {}", r.size, first - buf.1)
-            };
-            let unit = if rule.half_warp() {
-                "half-warp"
-            } else {
-                "request"
-            };
-            let _ = writeln!(
-                s,
-                "    {unit} {}: line at offset {:>8} sectors [{}] -> {what}",
-                r.request,
-                r.line - buf.1,
-                secs.join(",")
-            );
+        if rule == Rule::HalfWarpStrict {
+            strict_verdicts(&mut s, &acc, buf.1, &lines);
+        } else {
+            for r in &lines {
+                let _ = writeln!(s, "{}", line_text(r, rule, buf.1));
+            }
         }
         let useful = acc.mask.count_ones() as u64 * acc.width as u64;
         let moved = sum.transactions[0] as u64 * 32
@@ -202,4 +185,79 @@ pub fn explain(
         let _ = writeln!(s, "this warp executes no memory instruction");
     }
     Ok(s)
+}
+
+fn line_text(r: &LineRequest, rule: Rule, base: u64) -> String {
+    let first = r.line + 32 * r.sectors.trailing_zeros() as u64;
+    let secs: Vec<String> = (0..4)
+        .filter(|k| r.sectors >> k & 1 == 1)
+        .map(|k| k.to_string())
+        .collect();
+    let what = if r.size == 32 {
+        format!("{} x 32-B transaction(s)", r.sector_count())
+    } else {
+        format!("1 x {}-B transaction at offset {}", r.size, first - base)
+    };
+    let unit = if rule.half_warp() {
+        "half-warp"
+    } else {
+        "request"
+    };
+    format!(
+        "    {unit} {}: line at offset {:>8} sectors [{}] -> {what}",
+        r.request,
+        r.line - base,
+        secs.join(",")
+    )
+}
+
+/// CC 1.0/1.1: says for each half-warp whether and why it coalesced.
+fn strict_verdicts(s: &mut String, acc: &WarpAccess, base: u64, lines: &[LineRequest]) {
+    let w = acc.width as u64;
+    for h in 0..2u8 {
+        let m = (acc.mask >> (16 * h)) & 0xFFFF;
+        if m == 0 {
+            continue;
+        }
+        let lane0 = 16 * h as usize;
+        let k0 = m.trailing_zeros() as usize;
+        let seg = 16 * w;
+        let start = acc.addrs[lane0 + k0].wrapping_sub(k0 as u64 * w);
+        let why = if !matches!(w, 4 | 8 | 16) {
+            format!("{w}-byte words never coalesce on CC 1.0/1.1")
+        } else if start % seg != 0 {
+            format!(
+                "its word 0 is at offset {}, not on a {seg}-byte boundary",
+                start.wrapping_sub(base) as i64
+            )
+        } else if let Some(k) =
+            (0..16).find(|&k| m >> k & 1 == 1 && acc.addrs[lane0 + k] != start + k as u64 * w)
+        {
+            format!("thread {k} does not access word {k} of the segment")
+        } else {
+            String::new()
+        };
+        let mine: Vec<&LineRequest> = lines.iter().filter(|r| r.request == h).collect();
+        if why.is_empty() {
+            let _ = writeln!(
+                s,
+                "    half-warp {h}: thread k accesses word k of the {seg}-byte segment at offset {}: coalesced",
+                start - base
+            );
+            for r in mine {
+                let _ = writeln!(s, "{}", line_text(r, Rule::HalfWarpStrict, base));
+            }
+        } else {
+            let offs: Vec<String> = mine
+                .iter()
+                .map(|r| (r.line + 32 * r.sectors.trailing_zeros() as u64 - base).to_string())
+                .collect();
+            let _ = writeln!(
+                s,
+                "    half-warp {h}: not coalesced ({why}):\n      {} x 32-B transactions, one per thread, at offsets {}",
+                mine.len(),
+                offs.join(" ")
+            );
+        }
+    }
 }
