@@ -131,6 +131,7 @@ impl DramSpec {
             ("access_bytes", self.access_bytes),
             ("interleave_bytes", self.interleave_bytes),
             ("row_bytes", self.row_bytes),
+            ("banks", self.banks),
         ] {
             if !v.is_power_of_two() {
                 return Err(format!("`{f}` must be a power of two, not {v}"));
@@ -189,6 +190,11 @@ pub struct Dram {
     t_wtr: u64,
     t_rtw: u64,
     t_ccd_l: u64,
+    il_shift: u32,
+    il_mask: u64,
+    row_shift: u32,
+    bank_shift: u32,
+    bank_mask: u64,
     stats: DramStats,
 }
 
@@ -225,6 +231,11 @@ impl Dram {
             t_wtr: ps(spec.t_wtr_ns),
             t_rtw: ps(spec.t_rtw_ns),
             t_ccd_l: ps(spec.t_ccd_l_ns),
+            il_shift: spec.interleave_bytes.trailing_zeros(),
+            il_mask: spec.interleave_bytes as u64 - 1,
+            row_shift: spec.row_bytes.trailing_zeros(),
+            bank_shift: spec.banks.trailing_zeros(),
+            bank_mask: spec.banks as u64 - 1,
             spec,
             stats: DramStats::default(),
         }
@@ -243,11 +254,11 @@ impl Dram {
     }
 
     /// Channel, bank and row of an address.
+    #[inline]
     pub fn map(&self, addr: u64) -> (usize, usize, u64) {
-        let s = &self.spec;
-        let chunk = addr / s.interleave_bytes as u64;
-        let n = s.channels as u64;
-        let channel = match s.channel_hash {
+        let chunk = addr >> self.il_shift;
+        let n = self.ch.len() as u64;
+        let channel = match self.spec.channel_hash {
             ChannelHash::Linear => chunk % n,
             ChannelHash::XorFold => {
                 // Fold the chunk number in 7-bit pieces: every address bit
@@ -261,11 +272,10 @@ impl Dram {
                 (h ^ chunk) % n
             }
         };
-        let local = (chunk / n) * s.interleave_bytes as u64 + addr % s.interleave_bytes as u64;
-        let page = local / s.row_bytes as u64;
-        let banks = s.banks as u64;
-        let row = page / banks;
-        let bank = (page ^ row) % banks;
+        let local = ((chunk / n) << self.il_shift) | (addr & self.il_mask);
+        let page = local >> self.row_shift;
+        let row = page >> self.bank_shift;
+        let bank = (page ^ row) & self.bank_mask;
         (channel as usize, bank as usize, row)
     }
 
