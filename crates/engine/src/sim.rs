@@ -531,6 +531,18 @@ impl<'a> Simulation<'a> {
             && self.dev.l1.is_some()
             && matches!(rule, Rule::Sectors | Rule::Lines { bytes: 128 });
         let mut done = issue;
+        // Bring every set this instruction will look up into the host's
+        // caches first, so that the lookups overlap their memory latency.
+        for r in &lines {
+            if l1_caches {
+                if let Some(l1) = &self.sms[sm_i].l1 {
+                    l1.prefetch(r.line);
+                }
+            }
+            if !self.l2.is_empty() {
+                self.l2[self.slice_of(r.line)].prefetch(r.line);
+            }
+        }
         for r in &lines {
             lsu_t += self.lsu_ps;
             let at = lsu_t;
