@@ -187,6 +187,8 @@ pub struct Simulation<'a> {
     lsu_ps: u64,
     l1_hit_ps: u64,
     l2_half_ps: u64,
+    far_half_ps: u64,
+    l2_partitions: usize,
     dram_half_ps: u64,
     launch_ps: u64,
     quantum_ps: u64,
@@ -256,6 +258,8 @@ impl<'a> Simulation<'a> {
             lsu_ps: c(1.0 / dev.sm.lsu_lines_per_cycle),
             l1_hit_ps: c(dev.l1.as_ref().map(|l| l.hit_latency_cycles).unwrap_or(0) as f64),
             l2_half_ps: c(l2_lat / 2.0),
+            far_half_ps: c(dev.l2.as_ref().map(|l| l.far_latency_cycles).unwrap_or(0) as f64 / 2.0),
+            l2_partitions: dev.l2.as_ref().map(|l| l.partitions.max(1)).unwrap_or(1) as usize,
             dram_half_ps: c(path_cycles / 2.0),
             launch_ps: c(dev.launch.block_launch_cycles),
             quantum_ps: c(64.0),
@@ -623,12 +627,11 @@ impl<'a> Simulation<'a> {
             self.counters.l2_read_sectors -= sectors.count_ones() as u64;
             return self.sms[sm_i].port.reserve(done + self.dram_half_ps, bytes);
         }
-        let k = self.slice_of(line);
+        let home = self.slice_of(line);
         let arrive = t + self.l2_half_ps;
         // The DRAM atom may span several sectors: missing siblings are
         // fetched along (the sector-promotion the H200 counters show).
-        let atom = self.dev.dram.access_bytes.clamp(32, 128) as u64;
-        let per_atom = (atom / 32) as u8;
+        let per_atom = self.per_atom();
         let mut want = 0u8;
         for s in 0..4u8 {
             if sectors >> s & 1 == 1 {
@@ -636,10 +639,67 @@ impl<'a> Simulation<'a> {
                 want |= (((1u16 << per_atom) - 1) << first) as u8;
             }
         }
+        let parts = self.l2_partitions;
+        let per = self.l2.len() / parts;
+        let near_part = sm_i * parts / self.sms.len();
+        let k = near_part * per + home % per;
+        let ready = if k == home {
+            self.slice_lookup(home, line, want, sectors, arrive, true)
+        } else {
+            // The near partition keeps copies of lines homed in the far one;
+            // a miss there goes across to the home slice (and so to DRAM).
+            let lk = self.l2[k].read(line, want, arrive);
+            self.counters.l2_read_hits += (lk.hit & sectors).count_ones() as u64;
+            if let Some((vline, dirty)) = lk.victim {
+                self.write_back(vline, dirty, arrive);
+            }
+            let mut ready = arrive;
+            if lk.hit & sectors != 0 {
+                ready = ready.max(lk.ready);
+            }
+            if lk.miss != 0 {
+                let far = self.slice_lookup(
+                    home,
+                    line,
+                    lk.miss,
+                    lk.miss,
+                    arrive + self.far_half_ps,
+                    false,
+                ) + self.far_half_ps;
+                self.l2[k].fill(lk.slot, lk.miss, far);
+                if lk.miss & sectors != 0 {
+                    ready = ready.max(far);
+                }
+            }
+            ready
+        };
+        let out = self.l2_port[k].reserve(ready, bytes);
+        self.sms[sm_i].port.reserve(out + self.l2_half_ps, bytes)
+    }
+
+    fn per_atom(&self) -> u8 {
+        (self.dev.dram.access_bytes.clamp(32, 128) / 32) as u8
+    }
+
+    /// Looks `want` up in slice `k` at `arrive`, fetching misses from DRAM;
+    /// returns when the `need`ed sectors are in the slice.
+    fn slice_lookup(
+        &mut self,
+        k: usize,
+        line: u64,
+        want: u8,
+        need: u8,
+        arrive: u64,
+        count: bool,
+    ) -> u64 {
+        let per_atom = self.per_atom();
+        let atom = per_atom as u64 * 32;
         let lk = self.l2[k].read(line, want, arrive);
-        self.counters.l2_read_hits += (lk.hit & sectors).count_ones() as u64;
+        if count {
+            self.counters.l2_read_hits += (lk.hit & need).count_ones() as u64;
+        }
         let mut ready = arrive;
-        if lk.hit & sectors != 0 {
+        if lk.hit & need != 0 {
             ready = ready.max(lk.ready);
         }
         if let Some((vline, dirty)) = lk.victim {
@@ -660,12 +720,11 @@ impl<'a> Simulation<'a> {
             // Writing the fill into the slice's data array takes its port too.
             fill = self.l2_port[k].reserve(fill, lk.miss.count_ones() * 32);
             self.l2[k].fill(lk.slot, lk.miss, fill);
-            if lk.miss & sectors != 0 {
+            if lk.miss & need != 0 {
                 ready = ready.max(fill);
             }
         }
-        let out = self.l2_port[k].reserve(ready, bytes);
-        self.sms[sm_i].port.reserve(out + self.l2_half_ps, bytes)
+        ready
     }
 
     fn write_back(&mut self, line: u64, dirty: u8, t: u64) {

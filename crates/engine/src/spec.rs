@@ -89,6 +89,19 @@ pub struct L2Spec {
     pub hit_latency_cycles: u32,
     /// Bytes one slice returns per SM cycle.
     pub slice_bytes_per_cycle: f64,
+    /// Partitions the slices are split into (default 1). With 2, each
+    /// partition caches the lines its own SMs use, keeping copies of lines
+    /// homed in the other; a miss in the near partition goes to the home
+    /// slice in the far one.
+    #[serde(default = "one")]
+    pub partitions: u32,
+    /// Extra round-trip cycles to reach a slice in the far partition.
+    #[serde(default)]
+    pub far_latency_cycles: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// SM-to-L2 (or SM-to-memory-controller) network.
@@ -158,6 +171,12 @@ impl DeviceSpec {
                 .map_err(|x| ("l2.slice".to_string(), x.to_string()))?;
             if l2.slices == 0 {
                 return e("l2.slices", "must be at least 1".into());
+            }
+            if l2.partitions == 0 || l2.slices % l2.partitions != 0 {
+                return e(
+                    "l2.partitions",
+                    format!("must divide l2.slices ({}) and be at least 1", l2.slices),
+                );
             }
             if l2.slice_bytes_per_cycle.is_nan() || l2.slice_bytes_per_cycle <= 0.0 {
                 return e(
