@@ -266,15 +266,22 @@ impl Cache {
         prefetch_range(&self.ways[base..base + ways]);
     }
 
-    /// Looks up `sectors` (bit mask) of the line at `line` for a read at
-    /// time `now`, allocating the line and the missing sectors.
-    pub fn read(&mut self, line: u64, sectors: u8, now: u64) -> Lookup {
+    /// The way holding `line`, allocating one (and naming a dirty victim) if
+    /// it is absent; marks it most recently used.
+    fn allocate(&mut self, line: u64) -> (usize, Option<(u64, u8)>) {
         let (base, hit) = self.find(line);
         let (i, victim) = match hit {
             Some(i) => (i, None),
             None => self.replace(base, line),
         };
         self.touch(i);
+        (i, victim)
+    }
+
+    /// Looks up `sectors` (bit mask) of the line at `line` for a read at
+    /// time `now`, allocating the line and the missing sectors.
+    pub fn read(&mut self, line: u64, sectors: u8, now: u64) -> Lookup {
+        let (i, victim) = self.allocate(line);
         let w = &mut self.ways[i];
         let hit = w.valid & sectors;
         let miss = sectors & !w.valid;
@@ -321,12 +328,7 @@ impl Cache {
     /// Writes `sectors` of `line` at time `ready` (write-back, allocate at
     /// sector granularity without fetching). Returns a dirty victim.
     pub fn write(&mut self, line: u64, sectors: u8, ready: u64) -> Option<(u64, u8)> {
-        let (base, hit) = self.find(line);
-        let (i, victim) = match hit {
-            Some(i) => (i, None),
-            None => self.replace(base, line),
-        };
-        self.touch(i);
+        let (i, victim) = self.allocate(line);
         let w = &mut self.ways[i];
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
