@@ -1,33 +1,4 @@
-//! # cache: sectored, set-associative caches for L1 and the L2 slices
-//!
-//! ```text
-//!            line address ──▶ set index (linear or XOR-folded)
-//!                                  │
-//!   ┌──────────── set ─────────────▼──────────────────────────────┐
-//!   │ way 0: tag │ valid sectors │ dirty sectors │ ready[4] │ lru │
-//!   │ way 1: ...                                                  │
-//!   └─────────────────────────────────────────────────────────────┘
-//!   lookup(line, sectors, now) ─▶ hit sectors, missing sectors,
-//!                                 the latest ready time among hits,
-//!                                 and the victim's dirty sectors
-//! ```
-//!
-//! A line holds `line_bytes / sector_bytes` sectors; only the sectors asked
-//! for are fetched (no sector promotion), as on NVIDIA L1s since Pascal and
-//! on their L2s (Greg Smith, NVIDIA, "Pascal L1 cache" forum thread; the
-//! CUDA Best Practices Guide's 32-byte sector accounting).
-//!
-//! **MSHRs by ready times.** Each sector carries the time its data arrives.
-//! A lookup that finds the sector allocated but not yet arrived is a hit on a
-//! miss in flight: it merges into the outstanding fill and completes when the
-//! fill does. The number of lines with fills in flight is bounded by the
-//! caller (see `engine`), which models the MSHR table's size.
-//!
-//! **Write policy.** [`Cache::write`] allocates at sector granularity without
-//! fetching (write-validate, the per-byte-mask policy of NVIDIA's L2, called
-//! "lazy fetch on read" in GPGPU-Sim) and marks the sectors dirty; a dirty
-//! victim is returned so that the caller writes it back. Caches that do not
-//! allocate on writes (L1 for global stores) simply do not call `write`.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 use serde::Deserialize;

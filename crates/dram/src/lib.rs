@@ -1,28 +1,4 @@
-//! # dram: channels, banks and row buffers
-//!
-//! ```text
-//!  address ──▶ channel = hash(addr / interleave_bytes) % channels
-//!          ──▶ bank, row inside the channel (row-interleaved: a row holds
-//!              row_bytes of consecutive channel addresses; bank bits XOR-ed
-//!              with row bits)
-//!
-//!  read(addr, bytes, now):                  write(addr, bytes, now):
-//!    row hit : CAS at max(now, bank ready)    queued; when the queue holds
-//!    row miss: PRE (after tRAS) + tRP, ACT,   `write_drain` entries they are
-//!              + tRCD, then CAS               all issued as a burst (one
-//!    data    : CAS + tCL, after the bus is    read→write turnaround per
-//!              free (+ tWTR after writes)     drain, as write-drain
-//!    bus busy: access_bytes / channel bytes   controllers do)
-//!              per ns, x (1 + ecc_overhead)
-//!    bank    : next CAS after max(burst, tCCD_L)
-//! ```
-//!
-//! Peak bandwidth = `channels x channel_bits / 8 x data_rate_gbps` (GB/s);
-//! [`DramSpec::peak_gbps`]. Every access moves whole `access_bytes` bursts:
-//! that is the granularity `dram__bytes_read.sum` counts.
-//!
-//! Time is in picoseconds throughout, as `u64`, so that runs are exactly
-//! reproducible.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 use serde::Deserialize;
@@ -57,8 +33,12 @@ pub struct DramSpec {
     /// Channel hash.
     #[serde(default)]
     pub channel_hash: ChannelHash,
-    /// Banks per channel.
+    /// Banks per channel (all bank groups together).
     pub banks: u32,
+    /// Bank groups per channel (1 where the device has none); consecutive
+    /// atoms go to consecutive groups.
+    #[serde(default = "one")]
+    pub bank_groups: u32,
     /// Row (page) size per bank in bytes.
     pub row_bytes: u32,
     /// ACTIVATE to READ/WRITE delay, ns.
@@ -73,6 +53,9 @@ pub struct DramSpec {
     pub t_wtr_ns: f64,
     /// Read-to-write turnaround on the bus, ns.
     pub t_rtw_ns: f64,
+    /// Four-activate window, ns: at most four row activations per channel
+    /// in any such window (with tRRD, what bounds scattered accesses).
+    pub t_faw_ns: f64,
     /// Minimum time between column commands to the same bank (group), ns
     /// (tCCD_L); shorter bursts than this cannot stream from one bank.
     pub t_ccd_l_ns: f64,
@@ -81,6 +64,10 @@ pub struct DramSpec {
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
     #[serde(default)]
     pub ecc_overhead: f64,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl DramSpec {
@@ -121,6 +108,7 @@ impl DramSpec {
             ("t_wtr_ns", self.t_wtr_ns),
             ("t_rtw_ns", self.t_rtw_ns),
             ("t_ccd_l_ns", self.t_ccd_l_ns),
+            ("t_faw_ns", self.t_faw_ns),
             ("ecc_overhead", self.ecc_overhead),
         ] {
             if !(v >= 0.0 && v.is_finite()) {
@@ -132,10 +120,14 @@ impl DramSpec {
             ("interleave_bytes", self.interleave_bytes),
             ("row_bytes", self.row_bytes),
             ("banks", self.banks),
+            ("bank_groups", self.bank_groups),
         ] {
             if !v.is_power_of_two() {
                 return Err(format!("`{f}` must be a power of two, not {v}"));
             }
+        }
+        if self.bank_groups > self.banks {
+            return Err("`bank_groups` cannot exceed `banks`".into());
         }
         if self.interleave_bytes < self.access_bytes || self.row_bytes < self.access_bytes {
             return Err(
@@ -143,6 +135,73 @@ impl DramSpec {
             );
         }
         Ok(())
+    }
+}
+
+/// Capacity calendar: a shared resource that can be busy for `cap` units in
+/// each interval of `bucket_ps`. A reservation takes the first interval at or
+/// after its time that has room, so requests that arrive out of time order
+/// (one reserved far ahead, then one that is ready sooner) do not queue
+/// behind each other: the earlier one fills the gap, as a reordering
+/// scheduler would let it.
+#[derive(Debug, Clone)]
+pub struct Calendar {
+    bucket_ps: u64,
+    cap: u64,
+    start: u64,
+    used: std::collections::VecDeque<u64>,
+    busy: u64,
+}
+
+impl Calendar {
+    /// A free resource of `cap` units per `bucket_ps` picoseconds.
+    pub fn new(bucket_ps: u64, cap: u64) -> Calendar {
+        Calendar {
+            bucket_ps: bucket_ps.max(1),
+            cap: cap.max(1),
+            start: 0,
+            used: std::collections::VecDeque::new(),
+            busy: 0,
+        }
+    }
+
+    /// Reserves `amount` units at or after `t`; returns when they are done.
+    pub fn reserve(&mut self, t: u64, amount: u64) -> u64 {
+        self.busy += amount;
+        let mut i = (t / self.bucket_ps).max(self.start);
+        loop {
+            let k = (i - self.start) as usize;
+            while self.used.len() <= k {
+                self.used.push_back(0);
+            }
+            let u = self.used[k];
+            if u < self.cap {
+                self.used[k] = u + amount;
+                let begin = (i * self.bucket_ps).max(t);
+                let frac = (u + amount).min(self.cap) * self.bucket_ps / self.cap;
+                let dur = amount * self.bucket_ps / self.cap;
+                return (begin + dur).max(i * self.bucket_ps + frac);
+            }
+            i += 1;
+        }
+    }
+
+    /// Forgets intervals that end before `t` (reservations earlier than
+    /// that are then placed at the oldest interval kept).
+    pub fn advance(&mut self, t: u64) {
+        let b = t / self.bucket_ps;
+        while self.start + 1 < b && !self.used.is_empty() {
+            self.used.pop_front();
+            self.start += 1;
+        }
+        if self.used.is_empty() && self.start < b {
+            self.start = b.saturating_sub(1);
+        }
+    }
+
+    /// Units reserved so far.
+    pub fn busy(&self) -> u64 {
+        self.busy
     }
 }
 
@@ -155,6 +214,8 @@ struct Bank {
 
 #[derive(Debug, Clone)]
 struct Channel {
+    bus: Calendar,
+    acts: Calendar,
     bus_free: u64,
     last_write: bool,
     banks: Vec<Bank>,
@@ -190,11 +251,16 @@ pub struct Dram {
     t_wtr: u64,
     t_rtw: u64,
     t_ccd_l: u64,
+    t_faw: u64,
     il_shift: u32,
     il_mask: u64,
     row_shift: u32,
     bank_shift: u32,
     bank_mask: u64,
+    atom_shift: u32,
+    atom_mask: u64,
+    group_shift: u32,
+    group_mask: u64,
     stats: DramStats,
 }
 
@@ -207,7 +273,13 @@ fn ps(ns: f64) -> u64 {
 impl Dram {
     /// Idle DRAM with all rows closed. `spec` must be valid.
     pub fn new(spec: DramSpec) -> Dram {
+        let burst = spec.burst_ps();
         let ch = Channel {
+            // Eight bursts per interval: fine enough for latency, coarse
+            // enough that a stream fills whole intervals.
+            bus: Calendar::new(8 * burst, 8 * burst),
+            // Four activations per tFAW.
+            acts: Calendar::new(ps(spec.t_faw_ns).max(1), 4),
             bus_free: 0,
             last_write: false,
             banks: vec![
@@ -231,11 +303,16 @@ impl Dram {
             t_wtr: ps(spec.t_wtr_ns),
             t_rtw: ps(spec.t_rtw_ns),
             t_ccd_l: ps(spec.t_ccd_l_ns),
+            t_faw: ps(spec.t_faw_ns).max(1) / 4 * 4,
             il_shift: spec.interleave_bytes.trailing_zeros(),
             il_mask: spec.interleave_bytes as u64 - 1,
             row_shift: spec.row_bytes.trailing_zeros(),
-            bank_shift: spec.banks.trailing_zeros(),
-            bank_mask: spec.banks as u64 - 1,
+            bank_shift: (spec.banks / spec.bank_groups).trailing_zeros(),
+            bank_mask: (spec.banks / spec.bank_groups) as u64 - 1,
+            atom_shift: spec.access_bytes.trailing_zeros(),
+            atom_mask: spec.access_bytes as u64 - 1,
+            group_shift: spec.bank_groups.trailing_zeros(),
+            group_mask: spec.bank_groups as u64 - 1,
             spec,
             stats: DramStats::default(),
         }
@@ -273,9 +350,16 @@ impl Dram {
             }
         };
         let local = ((chunk / n) << self.il_shift) | (addr & self.il_mask);
-        let page = local >> self.row_shift;
+        // Consecutive atoms go to consecutive bank groups (so that a stream
+        // is not held to one column command per tCCD_L); within a group,
+        // a row holds row_bytes of consecutive group addresses, and the bank
+        // bits are XOR-ed with the row bits.
+        let atom = local >> self.atom_shift;
+        let group = atom & self.group_mask;
+        let in_group = ((atom >> self.group_shift) << self.atom_shift) | (local & self.atom_mask);
+        let page = in_group >> self.row_shift;
         let row = page >> self.bank_shift;
-        let bank = (page ^ row) & self.bank_mask;
+        let bank = (((page ^ row) & self.bank_mask) << self.group_shift) | group;
         (channel as usize, bank as usize, row)
     }
 
@@ -292,11 +376,12 @@ impl Dram {
             now.max(bank.ready)
         } else {
             self.stats.row_misses += 1;
-            let act = if bank.open_row == NO_ROW {
+            let earliest = if bank.open_row == NO_ROW {
                 now.max(bank.ready)
             } else {
                 now.max(bank.ready).max(bank.act + self.t_ras) + self.t_rp
             };
+            let act = ch.acts.reserve(earliest, 1) - self.t_faw / 4;
             bank.act = act;
             bank.open_row = row;
             act + self.t_rcd
@@ -306,12 +391,15 @@ impl Dram {
             (false, true) => self.t_rtw,
             _ => 0,
         };
-        let data = (cas + self.t_cl).max(ch.bus_free + turnaround);
-        ch.bus_free = data + self.burst;
+        // The data bus: a turnaround costs bus time; the burst takes the
+        // first free slot after the data is ready.
+        let done = ch.bus.reserve(cas + self.t_cl, self.burst + turnaround);
+        let data = done - self.burst;
+        ch.bus_free = ch.bus_free.max(done);
         ch.busy_ps += self.burst;
         ch.last_write = write;
         bank.ready = (data - self.t_cl + self.burst).max(data - self.t_cl + self.t_ccd_l);
-        data + self.burst
+        done
     }
 
     /// Reads `bytes` (rounded up to whole accesses) at `addr` starting at
@@ -370,6 +458,7 @@ mod tests {
             interleave_bytes: 256,
             channel_hash: ChannelHash::Linear,
             banks: 4,
+            bank_groups: 1,
             row_bytes: 2048,
             t_rcd_ns: 10.0,
             t_rp_ns: 10.0,
@@ -378,6 +467,7 @@ mod tests {
             t_wtr_ns: 5.0,
             t_rtw_ns: 2.0,
             t_ccd_l_ns: 2.0,
+            t_faw_ns: 0.0,
             write_drain: 4,
             ecc_overhead: 0.0,
         }

@@ -1,26 +1,4 @@
-//! # engine: devices, workloads and the `Simulation` that ties the units together
-//!
-//! ```text
-//!  configs/<gpu>.ron ─▶ DeviceSpec            workloads/<w>.ron ─▶ Workload
-//!                           │                         │ points() × instantiate()
-//!                           ▼                         ▼
-//!   ┌──────────────────── Simulation (one launch, owned by value) ───────────┐
-//!   │ block dispatcher ─▶ SM[i]: warps ─▶ issue ─▶ LSU (lsu::Rule coalesces)  │
-//!   │                                              │ line requests            │
-//!   │                                              ▼                          │
-//!   │                    L1 (cache::Cache, MSHR pool) ─▶ interconnect ports   │
-//!   │                                              ▼                          │
-//!   │                       L2 slice[hash(line)] (cache::Cache, port calendar)│
-//!   │                                              ▼ misses, write-backs      │
-//!   │                       dram::Dram (channels, banks, rows, bus)           │
-//!   └─────────────────────────────────────────────────────────────────────────┘
-//!                           │
-//!                           ▼ Counters (Nsight Compute names) + Bottlenecks
-//! ```
-//!
-//! Each sweep point is an independent [`sim::Simulation`]; [`run_sweep`] runs
-//! them on the rayon pool and returns results in point order, so output does
-//! not depend on the number of threads.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 // Diagnostics are large but only travel on the error path.
 #![allow(clippy::result_large_err)]

@@ -14,65 +14,11 @@
 use crate::spec::DeviceSpec;
 use crate::Counters;
 use cache::Cache;
-use dram::Dram;
+use dram::{Calendar, Dram};
 use lsu::{LineRequest, Rule};
 use simt_core::{ExecError, MemKind, Program, Scratch, Step, Warp, WarpAccess};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
-
-/// Capacity calendar: `cap` units per `bucket_ps` interval.
-#[derive(Debug, Clone)]
-struct Calendar {
-    bucket_ps: u64,
-    cap: u32,
-    start: u64,
-    used: VecDeque<u32>,
-    busy: u64,
-}
-
-impl Calendar {
-    fn new(bucket_ps: u64, cap: f64) -> Calendar {
-        Calendar {
-            bucket_ps,
-            cap: cap.max(1.0).round() as u32,
-            start: 0,
-            used: VecDeque::new(),
-            busy: 0,
-        }
-    }
-
-    /// Reserves `amount` units at or after `t`; returns when they are done.
-    fn reserve(&mut self, t: u64, amount: u32) -> u64 {
-        self.busy += amount as u64;
-        let mut i = (t / self.bucket_ps).max(self.start);
-        loop {
-            let k = (i - self.start) as usize;
-            while self.used.len() <= k {
-                self.used.push_back(0);
-            }
-            let u = self.used[k];
-            if u < self.cap {
-                self.used[k] = u + amount;
-                let begin = (i * self.bucket_ps).max(t);
-                let frac = (u + amount).min(self.cap) as u64 * self.bucket_ps / self.cap as u64;
-                return begin.max(i * self.bucket_ps + frac);
-            }
-            i += 1;
-        }
-    }
-
-    /// Forgets intervals that end before `t`.
-    fn advance(&mut self, t: u64) {
-        let b = t / self.bucket_ps;
-        while self.start + 1 < b && !self.used.is_empty() {
-            self.used.pop_front();
-            self.start += 1;
-        }
-        if self.used.is_empty() && self.start < b {
-            self.start = b.saturating_sub(1);
-        }
-    }
-}
+use std::collections::BinaryHeap;
 
 /// A server with `k` identical units (MSHRs): a request takes the earliest free.
 #[derive(Debug, Clone)]
@@ -216,14 +162,17 @@ impl<'a> Simulation<'a> {
                 resident: 0,
                 l1: dev.l1.as_ref().map(|l| Cache::new(l.cache.clone())),
                 mshr: Pool::new(dev.sm.max_pending_lines),
-                port: Calendar::new(bucket, dev.interconnect.sm_port_bytes_per_cycle * 32.0),
+                port: Calendar::new(
+                    bucket,
+                    (dev.interconnect.sm_port_bytes_per_cycle * 32.0).round() as u64,
+                ),
             })
             .collect();
         let (l2, l2_port) = match &dev.l2 {
             Some(l) => (
                 (0..l.slices).map(|_| Cache::new(l.slice.clone())).collect(),
                 (0..l.slices)
-                    .map(|_| Calendar::new(bucket, l.slice_bytes_per_cycle * 32.0))
+                    .map(|_| Calendar::new(bucket, (l.slice_bytes_per_cycle * 32.0).round() as u64))
                     .collect(),
             ),
             None => (Vec::new(), Vec::new()),
@@ -625,7 +574,9 @@ impl<'a> Simulation<'a> {
                 self.dram.read(start, size as u32, issue)
             };
             self.counters.l2_read_sectors -= sectors.count_ones() as u64;
-            return self.sms[sm_i].port.reserve(done + self.dram_half_ps, bytes);
+            return self.sms[sm_i]
+                .port
+                .reserve(done + self.dram_half_ps, bytes as u64);
         }
         let home = self.slice_of(line);
         let arrive = t + self.l2_half_ps;
@@ -673,8 +624,10 @@ impl<'a> Simulation<'a> {
             }
             ready
         };
-        let out = self.l2_port[k].reserve(ready, bytes);
-        self.sms[sm_i].port.reserve(out + self.l2_half_ps, bytes)
+        let out = self.l2_port[k].reserve(ready, bytes as u64);
+        self.sms[sm_i]
+            .port
+            .reserve(out + self.l2_half_ps, bytes as u64)
     }
 
     fn per_atom(&self) -> u8 {
@@ -718,7 +671,7 @@ impl<'a> Simulation<'a> {
             }
             fill += self.dram_half_ps;
             // Writing the fill into the slice's data array takes its port too.
-            fill = self.l2_port[k].reserve(fill, lk.miss.count_ones() * 32);
+            fill = self.l2_port[k].reserve(fill, lk.miss.count_ones() as u64 * 32);
             self.l2[k].fill(lk.slot, lk.miss, fill);
             if lk.miss & need != 0 {
                 ready = ready.max(fill);
@@ -759,7 +712,7 @@ impl<'a> Simulation<'a> {
         self.counters.l2_write_sectors += n as u64;
         let k = self.slice_of(r.line);
         let arrive = t + self.l2_half_ps;
-        let done = self.l2_port[k].reserve(arrive, n * 32);
+        let done = self.l2_port[k].reserve(arrive, n as u64 * 32);
         if let Some((vline, dirty)) = self.l2[k].write(r.line, r.sectors, done) {
             self.write_back(vline, dirty, done);
         }
@@ -775,8 +728,8 @@ impl<'a> Simulation<'a> {
         self.counters.time_ps = end + overhead_ps;
         let n_sm = self.dev.sm.count as f64;
         let cycles = end as f64 / self.cycle;
-        let bytes_to_sm: u64 = self.sms.iter().map(|s| s.port.busy).sum();
-        let l2_bytes: u64 = self.l2_port.iter().map(|p| p.busy).sum();
+        let bytes_to_sm: u64 = self.sms.iter().map(|s| s.port.busy()).sum();
+        let l2_bytes: u64 = self.l2_port.iter().map(|p| p.busy()).sum();
         let b = Bottlenecks {
             lsu_util: self.lsu_lines as f64 / (n_sm * cycles * self.dev.sm.lsu_lines_per_cycle),
             l1_util: if self.dev.l1.is_some() {

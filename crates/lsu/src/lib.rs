@@ -1,37 +1,4 @@
-//! # lsu: coalescing a warp's accesses into memory transactions
-//!
-//! One small interface: a warp-wide access (32 lane addresses, an active mask,
-//! a word size) goes in; the memory transactions the device issues come out,
-//! grouped by 128-byte line, exactly as the compute capability's rules say.
-//!
-//! ```text
-//!   WarpAccess ──▶ split (half-warps on CC 1.x; half/quarter-warps for
-//!                  8/16-byte words on CC 2.x; whole warp on CC ≥ 5)
-//!              ──▶ rule per request ──▶ [LineRequest { line, sectors, size }]
-//!                                        │
-//!                           L1 tag lookup per LineRequest, one 32-byte
-//!                           sector per bit of `sectors`
-//! ```
-//!
-//! The rules ([`Rule`]), from the CUDA C Programming Guide (Appendix F of the
-//! CUDA 4/5 editions for CC 1.x and 2.x; "Compute Capability 5.x / 6.x" and
-//! later for sectors) and the CUDA C Best Practices Guide:
-//!
-//! * **CC 1.0/1.1** ([`Rule::HalfWarpStrict`]): the k-th active thread of a
-//!   half-warp must access the k-th word of a segment aligned to 16 × the word
-//!   size (4, 8 or 16-byte words); then one 64-byte (4-byte words) or 128-byte
-//!   transaction (8-byte; two for 16-byte words) serves the half-warp.
-//!   Otherwise every active thread gets its own 32-byte transaction.
-//! * **CC 1.2/1.3** ([`Rule::HalfWarpSegments`]): per half-warp, take the
-//!   segment (32 B for 1-byte, 64 B for 2-byte, 128 B for larger words) of the
-//!   lowest active thread, serve every thread in it, shrink 128 → 64 → 32 while
-//!   only one half is used, repeat with the rest.
-//! * **CC 2.x** ([`Rule::Lines`]): 8-byte words split the warp into two
-//!   half-warp requests and 16-byte words into four quarter-warp requests; each
-//!   request needs one transaction per distinct aligned block of `bytes`
-//!   (128 for L1-cached loads, 32 for L2-only accesses, `-dlcm=cg`).
-//! * **CC ≥ 5.0** ([`Rule::Sectors`]): one request per warp; one 32-byte sector
-//!   per distinct sector touched.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 use serde::Deserialize;

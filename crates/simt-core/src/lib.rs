@@ -1,27 +1,4 @@
-//! # simt-core: the kernel IR and warp-by-warp execution
-//!
-//! A workload's kernel is a short list of statements (see [`ir::Stmt`]):
-//! per-lane integer variables, predicates, bounded loops, and global loads and
-//! stores of 1, 2, 4, 8 or 16-byte words. For each sweep point the kernel is
-//! compiled once ([`Program::compile`]): parameters and launch geometry are
-//! folded into constants, names become register slots, and structured control
-//! flow becomes branches with explicit reconvergence points.
-//!
-//! ```text
-//!  workload.ron ──serde──▶ ir::Stmt ──compile(params)──▶ Program
-//!                                                          │
-//!         Warp::reset(block, warp) ──▶ Warp::step ──▶ Step::Alu
-//!                                          │        ──▶ Step::Mem(WarpAccess: 32 addresses + mask)
-//!                                          ▼                     │
-//!                                    SIMT stack                  ▼
-//!                              (divergence, loops)          lsu::coalesce
-//! ```
-//!
-//! Warps execute in lockstep under an active mask. A divergent `If` runs the
-//! `then` lanes, then the `else` lanes, and reconverges after the statement;
-//! a loop keeps running while any lane is still inside it. Data values are
-//! not modelled, only addresses: loads name their result (`dst`) so that a
-//! store can wait for it (`src`), which is all the timing model needs.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub mod expr;
