@@ -288,14 +288,6 @@ impl Cache {
         }
     }
 
-    /// Whether any of `sectors` of `line` is present, without touching LRU.
-    pub fn probe(&mut self, line: u64) -> u8 {
-        match self.find(line).1 {
-            Some(i) => self.ways[i].valid,
-            None => 0,
-        }
-    }
-
     /// Writes `sectors` of `line` at time `ready` (write-back, allocate at
     /// sector granularity without fetching). Returns a dirty victim.
     pub fn write(&mut self, line: u64, sectors: u8, ready: u64) -> Option<(u64, u8)> {
@@ -316,16 +308,6 @@ impl Cache {
         w.valid |= sectors;
         w.dirty |= sectors;
         victim
-    }
-
-    /// Dirty sectors still held, per line (for a final write-back count).
-    pub fn dirty_lines(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
-        let shift = self.line_shift;
-        self.tags
-            .iter()
-            .zip(&self.ways)
-            .filter(|(t, w)| **t != 0 && w.dirty != 0)
-            .map(move |(t, w)| ((t - 1) << shift, w.dirty))
     }
 }
 

@@ -149,6 +149,8 @@ pub struct Calendar {
     bucket_ps: u64,
     cap: u64,
     start: u64,
+    /// Every interval before this one is full.
+    first_open: u64,
     used: std::collections::VecDeque<u64>,
     busy: u64,
 }
@@ -160,6 +162,7 @@ impl Calendar {
             bucket_ps: bucket_ps.max(1),
             cap: cap.max(1),
             start: 0,
+            first_open: 0,
             used: std::collections::VecDeque::new(),
             busy: 0,
         }
@@ -168,7 +171,7 @@ impl Calendar {
     /// Reserves `amount` units at or after `t`; returns when they are done.
     pub fn reserve(&mut self, t: u64, amount: u64) -> u64 {
         self.busy += amount;
-        let mut i = (t / self.bucket_ps).max(self.start);
+        let mut i = (t / self.bucket_ps).max(self.start).max(self.first_open);
         loop {
             let k = (i - self.start) as usize;
             while self.used.len() <= k {
@@ -177,6 +180,14 @@ impl Calendar {
             let u = self.used[k];
             if u < self.cap {
                 self.used[k] = u + amount;
+                if i == self.first_open {
+                    // Skip past intervals this one fills.
+                    let mut f = k;
+                    while f < self.used.len() && self.used[f] >= self.cap {
+                        f += 1;
+                    }
+                    self.first_open = self.start + f as u64;
+                }
                 let begin = (i * self.bucket_ps).max(t);
                 let frac = (u + amount).min(self.cap) * self.bucket_ps / self.cap;
                 let dur = amount * self.bucket_ps / self.cap;
@@ -197,6 +208,7 @@ impl Calendar {
         if self.used.is_empty() && self.start < b {
             self.start = b.saturating_sub(1);
         }
+        self.first_open = self.first_open.max(self.start);
     }
 
     /// Units reserved so far.
@@ -216,7 +228,6 @@ struct Bank {
 struct Channel {
     bus: Calendar,
     acts: Calendar,
-    bus_free: u64,
     last_write: bool,
     banks: Vec<Bank>,
     writes: Vec<(usize, usize, u64)>,
@@ -280,7 +291,6 @@ impl Dram {
             bus: Calendar::new(8 * burst, 8 * burst),
             // Four activations per tFAW.
             acts: Calendar::new(ps(spec.t_faw_ns).max(1), 4),
-            bus_free: 0,
             last_write: false,
             banks: vec![
                 Bank {
@@ -395,7 +405,6 @@ impl Dram {
         // first free slot after the data is ready.
         let done = ch.bus.reserve(cas + self.t_cl, self.burst + turnaround);
         let data = done - self.burst;
-        ch.bus_free = ch.bus_free.max(done);
         ch.busy_ps += self.burst;
         ch.last_write = write;
         bank.ready = (data - self.t_cl + self.burst).max(data - self.t_cl + self.t_ccd_l);
@@ -436,11 +445,6 @@ impl Dram {
                 self.ch[c].writes.clear();
             }
         }
-    }
-
-    /// Time at which every channel's bus is idle.
-    pub fn idle_at(&self) -> u64 {
-        self.ch.iter().map(|c| c.bus_free).max().unwrap_or(0)
     }
 }
 
