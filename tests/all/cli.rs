@@ -248,3 +248,38 @@ fn explain_shows_the_transactions() {
     assert!(out.contains("1 x 128-B transaction"), "{out}");
     assert!(out.contains("1 x 64-B transaction"), "{out}");
 }
+
+/// A fault in several points of a parallel sweep used to be reported from
+/// whichever point failed first in time; it must be the first in order.
+#[test]
+fn error_report_does_not_depend_on_thread_count() {
+    let dir = std::env::temp_dir().join(format!("gpusim-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("w.ron");
+    std::fs::write(
+        &f,
+        offset_with(
+            "index: \"i\", width: \"elem\", dst",
+            "byte: \"i * 4\", width: \"elem\", dst",
+        ),
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let run = |j: &str| {
+        gpusim(&[
+            "run",
+            "configs/c2050.ron",
+            f,
+            "--set",
+            "nMB=1",
+            "-q",
+            "-j",
+            j,
+        ])
+    };
+    let (ok1, _, e1) = run("1");
+    let (ok2, _, e2) = run("2");
+    assert!(!ok1 && !ok2);
+    assert_eq!(e1, e2);
+    assert!(e1.contains("elem=8 block=256 offset=0"), "{e1}");
+}

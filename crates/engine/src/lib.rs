@@ -16,6 +16,7 @@ pub use workload::{Point, Workload};
 use rayon::prelude::*;
 use simt_core::ir::ron_options;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Event counts of one launch, named after Nsight Compute's metrics where one exists.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -173,9 +174,9 @@ pub fn run_point(
             wl.locate(Diag::field(
                 src.path.clone(),
                 format!(
-                    "{} in `{}`, blockIdx=({},{},{}) threadIdx=({},{},{}), at {} on {}",
-                    err.fault,
+                    "`{}`: {}; blockIdx=({},{},{}) threadIdx=({},{},{}), at {} on {}",
                     src.text,
+                    err.fault,
                     block[0],
                     block[1],
                     block[2],
@@ -216,13 +217,33 @@ pub fn run_sweep(
         .iter()
         .flat_map(|d| points.iter().map(move |p| (d, p)))
         .collect();
-    jobs.par_iter()
-        .map(|(d, p)| {
+    // The error reported is the first in point order, whatever the thread
+    // count: points after a failed one are skipped, points before it run.
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let results: Vec<Option<Result<PointResult, Diag>>> = jobs
+        .par_iter()
+        .enumerate()
+        .map(|(i, (d, p))| {
+            if i > first_failed.load(Ordering::Relaxed) {
+                return None;
+            }
             let r = run_point(d, wl, p);
+            if r.is_err() {
+                first_failed.fetch_min(i, Ordering::Relaxed);
+            }
             done();
-            r
+            Some(r)
         })
-        .collect()
+        .collect();
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Some(Ok(x)) => out.push(x),
+            Some(Err(e)) => return Err(e),
+            None => break,
+        }
+    }
+    Ok(out)
 }
 
 /// Nsight Compute metric columns, in CSV order.
