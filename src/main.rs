@@ -7,7 +7,7 @@ mod plot;
 mod progress;
 
 use clap::{Args, Parser, Subcommand};
-use engine::{DeviceSpec, Diag, LoadedWorkload};
+use engine::{DeviceSpec, Diag, FileKind, LoadedWorkload, PointResult};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -27,6 +27,9 @@ EXAMPLES:
   Three devices at once, CSV and a plot:
       gpusim run configs/c870.ron configs/c1060.ron configs/c2050.ron workloads/offset.ron \\
           --csv offset.csv --plot offset.svg
+  The seed's figures in one command (one plot per workload: seed-offset.png, seed-stride.png):
+      gpusim run configs/c870.ron configs/c1060.ron configs/c2050.ron \\
+          workloads/offset.ron workloads/stride.ron --plot seed.png
   One point, double precision, a bigger array:
       gpusim run configs/h200.ron workloads/stride.ron --set elem=8 --set stride=4 --set nMB=256
   A sweep of your own: --set stride=1,2,4,8 or --set offset=0..=8
@@ -72,8 +75,9 @@ struct SetArgs {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Device config(s) (configs/*.ron), then the workload (workloads/*.ron) last.
-    #[arg(value_name = "CONFIG... WORKLOAD", required = true, num_args = 2..)]
+    /// Device configs (configs/*.ron) and workloads (workloads/*.ron), in any
+    /// order: each file says which it is. Every workload runs on every device.
+    #[arg(value_name = "CONFIG... WORKLOAD...", required = true, num_args = 2..)]
     files: Vec<PathBuf>,
     #[command(flatten)]
     set: SetArgs,
@@ -139,39 +143,89 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, Vec<i64>)>, Diag> {
         .collect()
 }
 
-fn load_devices(paths: &[PathBuf]) -> Result<Vec<DeviceSpec>, Diag> {
-    paths.iter().map(|p| engine::load_device(p)).collect()
-}
-
 fn run(args: RunArgs) -> Result<(), Diag> {
-    let (wl_path, cfgs) = args.files.split_last().expect("clap requires 2 files");
-    let devs = load_devices(cfgs)?;
-    let wl: LoadedWorkload = engine::load_workload(wl_path)?;
+    let mut devs: Vec<DeviceSpec> = Vec::new();
+    let mut wls: Vec<LoadedWorkload> = Vec::new();
+    for f in &args.files {
+        match engine::file_kind(f)? {
+            FileKind::Device => devs.push(engine::load_device(f)?),
+            FileKind::Workload => wls.push(engine::load_workload(f)?),
+        }
+    }
+    if devs.is_empty() {
+        return Err(Diag::msg("no device config given (e.g. configs/c2050.ron)"));
+    }
+    if wls.is_empty() {
+        return Err(Diag::msg("no workload given (e.g. workloads/stride.ron)"));
+    }
     let sets = parse_sets(&args.set.set)?;
-    let points = wl.points(&sets)?;
-    wl.check(&points)?;
+    // With several workloads, a --set applies to those that have the
+    // parameter; one that none has is an error.
+    let has = |wl: &LoadedWorkload, n: &str| wl.workload.params.iter().any(|p| p.name == n);
+    if wls.len() > 1 {
+        if let Some((n, _)) = sets.iter().find(|(n, _)| !wls.iter().any(|w| has(w, n))) {
+            return Err(Diag::msg(format!(
+                "--set {n}: no workload given has a parameter `{n}`"
+            )));
+        }
+    }
+    let mut jobs = Vec::new();
+    for wl in &wls {
+        let mine: Vec<(String, Vec<i64>)> = if wls.len() > 1 {
+            sets.iter().filter(|(n, _)| has(wl, n)).cloned().collect()
+        } else {
+            sets.clone()
+        };
+        let points = wl.points(&mine)?;
+        wl.check(&points)?;
+        jobs.push(points);
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
         .map_err(|e| Diag::msg(format!("cannot start worker threads: {e}")))?;
-    let total = (points.len() * devs.len()) as u64;
+    let total = jobs.iter().map(|p| p.len() * devs.len()).sum::<usize>() as u64;
     let bar = progress::Progress::start(total, args.quiet);
-    let result = pool.install(|| engine::run_sweep(&devs, &wl, &points, &|| bar.inc()));
+    let result: Result<Vec<Vec<PointResult>>, Diag> = wls
+        .iter()
+        .zip(&jobs)
+        .map(|(wl, points)| pool.install(|| engine::run_sweep(&devs, wl, points, &|| bar.inc())))
+        .collect();
     bar.finish();
-    let results = result?;
-    let params: Vec<String> = wl.workload.params.iter().map(|p| p.name.clone()).collect();
+    let per_wl = result?;
+    let mut params: Vec<String> = Vec::new();
+    for wl in &wls {
+        for p in &wl.workload.params {
+            if !params.contains(&p.name) {
+                params.push(p.name.clone());
+            }
+        }
+    }
+    let all: Vec<PointResult> = per_wl.iter().flatten().cloned().collect();
     if let Some(p) = &args.csv {
-        output::write_file(p, &output::csv(&params, &results))?;
+        output::write_file(p, &output::csv(&params, &all))?;
     }
     if let Some(p) = &args.json {
-        output::write_file(p, &output::json(&params, &results))?;
+        output::write_file(p, &output::json(&params, &all))?;
     }
     if let Some(p) = &args.plot {
-        plot::plot(p, &wl.workload, &devs, &results)?;
+        for (wl, results) in wls.iter().zip(&per_wl) {
+            let path = if wls.len() == 1 {
+                p.clone()
+            } else {
+                // One plot per workload: out.png -> out-offset.png, out-stride.png.
+                let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
+                let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
+                p.with_file_name(format!("{stem}-{}.{ext}", wl.workload.name))
+            };
+            plot::plot(&path, &wl.workload, &devs, results)?;
+        }
     }
     let to_stdout = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !args.quiet && !to_stdout(&args.csv) && !to_stdout(&args.json) {
-        print!("{}", output::table(&wl.workload, &devs, &results));
+        for (wl, results) in wls.iter().zip(&per_wl) {
+            print!("{}", output::table(&wl.workload, &devs, results));
+        }
     }
     Ok(())
 }

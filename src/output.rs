@@ -21,7 +21,7 @@ pub fn csv(params: &[String], results: &[PointResult]) -> String {
     let mut s = csv_header(params).join(",");
     s.push('\n');
     for r in results {
-        s.push_str(&csv_row(r).join(","));
+        s.push_str(&csv_row(r, params).join(","));
         s.push('\n');
     }
     s
@@ -34,7 +34,10 @@ pub fn json(params: &[String], results: &[PointResult]) -> String {
         .iter()
         .map(|r| {
             let mut m = serde_json::Map::new();
-            for (k, v) in header.iter().zip(csv_row(r)) {
+            for (k, v) in header.iter().zip(csv_row(r, params)) {
+                if v.is_empty() {
+                    continue;
+                }
                 let val = if let Ok(i) = v.parse::<i64>() {
                     serde_json::Value::from(i)
                 } else if let Ok(f) = v.parse::<f64>() {

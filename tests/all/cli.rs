@@ -283,3 +283,44 @@ fn error_report_does_not_depend_on_thread_count() {
     assert_eq!(e1, e2);
     assert!(e1.contains("elem=8 block=256 offset=0"), "{e1}");
 }
+
+#[test]
+fn several_workloads_in_one_command() {
+    let (ok, out, err) = gpusim(&[
+        "run",
+        "configs/c870.ron",
+        "workloads/offset.ron",
+        "workloads/stride.ron",
+        "--set",
+        "nMB=1",
+        "--set",
+        "elem=4",
+        "--set",
+        "offset=0,1",
+        "--set",
+        "stride=1,2",
+        "--csv",
+        "-",
+    ]);
+    assert!(ok, "{err}");
+    let mut lines = out.lines();
+    let head = lines.next().unwrap();
+    assert!(
+        head.starts_with("device,workload,nMB,elem,block,offset,stride,bytes"),
+        "{head}"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows[0].starts_with("c870,offset,1,4,256,0,,"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[3].starts_with("c870,stride,1,4,256,,2,"),
+        "{}",
+        rows[3]
+    );
+    let (ok, _, err) = gpusim(&["run", "configs/c870.ron", "README.md"]);
+    assert!(!ok && err.contains("expected a device config"), "{err}");
+}

@@ -140,6 +140,52 @@ impl LoadedWorkload {
     }
 }
 
+/// What a gpusim file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A device config, `Device(...)`.
+    Device,
+    /// A workload, `Workload(...)`.
+    Workload,
+}
+
+/// Tells a device config from a workload by its top-level name.
+pub fn file_kind(path: &Path) -> Result<FileKind, Diag> {
+    let src = read(path)?;
+    let mut rest = src.as_str();
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.split_once('\n').map(|(_, b)| b).unwrap_or("");
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/").map(|(_, b)| b).unwrap_or("");
+        } else {
+            break;
+        }
+    }
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    match name.as_str() {
+        "Device" => Ok(FileKind::Device),
+        "Workload" => Ok(FileKind::Workload),
+        _ => {
+            Err(Diag {
+                file: Some(path.display().to_string()),
+                ..Diag::msg(format!(
+                "expected a device config `Device(...)` or a workload `Workload(...)`, found `{}`",
+                if name.is_empty() {
+                    rest.lines().next().unwrap_or("").chars().take(30).collect::<String>()
+                } else {
+                    name
+                }
+            ))
+            })
+        }
+    }
+}
+
 /// Reads and checks a workload.
 pub fn load_workload(path: &Path) -> Result<LoadedWorkload, Diag> {
     let src = read(path)?;
@@ -283,12 +329,17 @@ pub fn csv_header(params: &[String]) -> Vec<String> {
     h
 }
 
-/// One CSV row, in [`csv_header`] order.
-pub fn csv_row(r: &PointResult) -> Vec<String> {
+/// One CSV row, in [`csv_header`] order for `params` (a parameter the
+/// point's workload does not have is left empty).
+pub fn csv_row(r: &PointResult, params: &[String]) -> Vec<String> {
     let c = &r.counters;
     let b = &r.bottlenecks;
     let mut v = vec![r.device.clone(), r.workload.clone()];
-    v.extend(r.point.iter().map(|(_, x)| x.to_string()));
+    v.extend(
+        params
+            .iter()
+            .map(|p| r.param(p).map(|x| x.to_string()).unwrap_or_default()),
+    );
     v.push(r.bytes.to_string());
     v.push(format!("{:.3}", r.time_ns()));
     v.push(format!("{:.3}", r.bandwidth_gbps()));
