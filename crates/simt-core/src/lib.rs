@@ -100,6 +100,32 @@ mod tests {
     }
 
     #[test]
+    fn two_dimensional_blocks_number_threads_x_first() {
+        let body: Vec<Stmt> = ir::ron_options()
+            .from_str(r#"[Store(buf: "a", width: "4", index: "threadIdx.x + 100 * threadIdx.y")]"#)
+            .expect("ron");
+        let bufs = [BufferDecl {
+            name: "a".into(),
+            base: 1 << 21,
+            bytes: 1 << 20,
+        }];
+        let p = Program::compile(
+            &body,
+            &CompileEnv {
+                block_dim: [16, 4, 1],
+                grid_dim: [1, 1, 1],
+                consts: &|_| None,
+                buffers: &bufs,
+            },
+        )
+        .expect("compile");
+        // Warp 1 holds threads 32..63: y = 2 and 3, x = 0..15.
+        let a = &accesses(&p, 0, 1)[0];
+        assert_eq!(a.addrs[0], (1 << 21) + 4 * 200);
+        assert_eq!(a.addrs[17], (1 << 21) + 4 * (300 + 1));
+    }
+
+    #[test]
     fn partial_last_warp_is_masked() {
         let p = compile(
             r#"[Store(buf: "a", width: "4", index: "threadIdx.x")]"#,
