@@ -70,6 +70,24 @@ fn one() -> u32 {
     1
 }
 
+/// Checks that every value is finite and greater than zero (`strict`) or at
+/// least zero; returns the first offending field with the reason. Shared by
+/// every config checker.
+pub fn check_values<'a>(fields: &[(&'a str, f64)], strict: bool) -> Result<(), (&'a str, String)> {
+    for &(f, v) in fields {
+        let ok = v.is_finite() && if strict { v > 0.0 } else { v >= 0.0 };
+        if !ok {
+            let want = if strict {
+                "greater than zero"
+            } else {
+                "zero or more"
+            };
+            return Err((f, format!("must be {want} (is {v})")));
+        }
+    }
+    Ok(())
+}
+
 impl DramSpec {
     /// Theoretical peak bandwidth in GB/s (1e9 bytes per second).
     pub fn peak_gbps(&self) -> f64 {
@@ -85,36 +103,36 @@ impl DramSpec {
 
     /// Checks the values.
     pub fn validate(&self) -> Result<(), String> {
-        let pos = [
-            ("channels", self.channels as f64),
-            ("channel_bits", self.channel_bits as f64),
-            ("data_rate_gbps", self.data_rate_gbps),
-            ("access_bytes", self.access_bytes as f64),
-            ("interleave_bytes", self.interleave_bytes as f64),
-            ("banks", self.banks as f64),
-            ("row_bytes", self.row_bytes as f64),
-            ("write_drain", self.write_drain as f64),
-        ];
-        for (f, v) in pos {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(format!("`{f}` must be greater than zero"));
-            }
-        }
-        for (f, v) in [
-            ("t_rcd_ns", self.t_rcd_ns),
-            ("t_rp_ns", self.t_rp_ns),
-            ("t_cl_ns", self.t_cl_ns),
-            ("t_ras_ns", self.t_ras_ns),
-            ("t_wtr_ns", self.t_wtr_ns),
-            ("t_rtw_ns", self.t_rtw_ns),
-            ("t_ccd_l_ns", self.t_ccd_l_ns),
-            ("t_faw_ns", self.t_faw_ns),
-            ("ecc_overhead", self.ecc_overhead),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(format!("`{f}` must be zero or more"));
-            }
-        }
+        let field = |(f, m): (&str, String)| format!("`{f}` {m}");
+        check_values(
+            &[
+                ("channels", self.channels as f64),
+                ("channel_bits", self.channel_bits as f64),
+                ("data_rate_gbps", self.data_rate_gbps),
+                ("access_bytes", self.access_bytes as f64),
+                ("interleave_bytes", self.interleave_bytes as f64),
+                ("banks", self.banks as f64),
+                ("row_bytes", self.row_bytes as f64),
+                ("write_drain", self.write_drain as f64),
+            ],
+            true,
+        )
+        .map_err(field)?;
+        check_values(
+            &[
+                ("t_rcd_ns", self.t_rcd_ns),
+                ("t_rp_ns", self.t_rp_ns),
+                ("t_cl_ns", self.t_cl_ns),
+                ("t_ras_ns", self.t_ras_ns),
+                ("t_wtr_ns", self.t_wtr_ns),
+                ("t_rtw_ns", self.t_rtw_ns),
+                ("t_ccd_l_ns", self.t_ccd_l_ns),
+                ("t_faw_ns", self.t_faw_ns),
+                ("ecc_overhead", self.ecc_overhead),
+            ],
+            false,
+        )
+        .map_err(field)?;
         for (f, v) in [
             ("access_bytes", self.access_bytes),
             ("interleave_bytes", self.interleave_bytes),

@@ -128,38 +128,39 @@ impl DeviceSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |p: &str, m: String| Err((p.to_string(), m));
         let sm = &self.sm;
-        for (f, v) in [
-            ("sm.count", sm.count as f64),
-            ("sm.clock_mhz", sm.clock_mhz),
-            ("sm.max_threads", sm.max_threads as f64),
-            ("sm.max_warps", sm.max_warps as f64),
-            ("sm.max_blocks", sm.max_blocks as f64),
-            ("sm.registers", sm.registers as f64),
-            ("sm.max_threads_per_block", sm.max_threads_per_block as f64),
-            ("sm.issue_per_cycle", sm.issue_per_cycle),
-            ("sm.lsu_lines_per_cycle", sm.lsu_lines_per_cycle),
-            ("sm.max_pending_lines", sm.max_pending_lines as f64),
-            (
-                "interconnect.sm_port_bytes_per_cycle",
-                self.interconnect.sm_port_bytes_per_cycle,
-            ),
-            ("dram_latency_cycles", self.dram_latency_cycles as f64),
-        ] {
-            if !(v > 0.0 && v.is_finite()) {
-                return e(f, format!("must be greater than zero (is {v})"));
-            }
-        }
-        for (f, v) in [
-            ("launch.kernel_overhead_ns", self.launch.kernel_overhead_ns),
-            (
-                "launch.block_launch_cycles",
-                self.launch.block_launch_cycles,
-            ),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return e(f, format!("must be zero or more (is {v})"));
-            }
-        }
+        let field = |(f, m): (&str, String)| (f.to_string(), m);
+        dram::check_values(
+            &[
+                ("sm.count", sm.count as f64),
+                ("sm.clock_mhz", sm.clock_mhz),
+                ("sm.max_threads", sm.max_threads as f64),
+                ("sm.max_warps", sm.max_warps as f64),
+                ("sm.max_blocks", sm.max_blocks as f64),
+                ("sm.registers", sm.registers as f64),
+                ("sm.max_threads_per_block", sm.max_threads_per_block as f64),
+                ("sm.issue_per_cycle", sm.issue_per_cycle),
+                ("sm.lsu_lines_per_cycle", sm.lsu_lines_per_cycle),
+                ("sm.max_pending_lines", sm.max_pending_lines as f64),
+                (
+                    "interconnect.sm_port_bytes_per_cycle",
+                    self.interconnect.sm_port_bytes_per_cycle,
+                ),
+                ("dram_latency_cycles", self.dram_latency_cycles as f64),
+            ],
+            true,
+        )
+        .map_err(field)?;
+        dram::check_values(
+            &[
+                ("launch.kernel_overhead_ns", self.launch.kernel_overhead_ns),
+                (
+                    "launch.block_launch_cycles",
+                    self.launch.block_launch_cycles,
+                ),
+            ],
+            false,
+        )
+        .map_err(field)?;
         if let Some(l1) = &self.l1 {
             l1.cache
                 .validate()
@@ -178,12 +179,11 @@ impl DeviceSpec {
                     format!("must divide l2.slices ({}) and be at least 1", l2.slices),
                 );
             }
-            if l2.slice_bytes_per_cycle.is_nan() || l2.slice_bytes_per_cycle <= 0.0 {
-                return e(
-                    "l2.slice_bytes_per_cycle",
-                    "must be greater than zero".into(),
-                );
-            }
+            dram::check_values(
+                &[("l2.slice_bytes_per_cycle", l2.slice_bytes_per_cycle)],
+                true,
+            )
+            .map_err(field)?;
         }
         self.dram.validate().map_err(|m| ("dram".to_string(), m))?;
         for (f, r) in [
