@@ -730,13 +730,11 @@ impl<'a> Simulation<'a> {
         let cycles = end as f64 / self.cycle;
         let bytes_to_sm: u64 = self.sms.iter().map(|s| s.port.busy()).sum();
         let l2_bytes: u64 = self.l2_port.iter().map(|p| p.busy()).sum();
+        let lsu_util = self.lsu_lines as f64 / (n_sm * cycles * self.dev.sm.lsu_lines_per_cycle);
         let b = Bottlenecks {
-            lsu_util: self.lsu_lines as f64 / (n_sm * cycles * self.dev.sm.lsu_lines_per_cycle),
-            l1_util: if self.dev.l1.is_some() {
-                self.lsu_lines as f64 / (n_sm * cycles * self.dev.sm.lsu_lines_per_cycle)
-            } else {
-                0.0
-            },
+            lsu_util,
+            // L1 lookups go through the LSU's tag port.
+            l1_util: if self.dev.l1.is_some() { lsu_util } else { 0.0 },
             noc_util: bytes_to_sm as f64
                 / (n_sm * cycles * self.dev.interconnect.sm_port_bytes_per_cycle),
             l2_util: match &self.dev.l2 {
