@@ -94,16 +94,36 @@ pub struct Lookup {
     pub miss: u8,
     /// Latest arrival time among the hit sectors (0 if all arrived long ago).
     pub ready: u64,
-    /// A line evicted to make room, with its dirty sectors, if any were dirty.
-    pub victim: Option<(u64, u8)>,
+    /// A line evicted to make room, if it had dirty sectors.
+    pub victim: Option<Victim>,
     /// Way that now holds the line (for [`Cache::fill`]).
     pub slot: u32,
 }
 
+/// A dirty line leaving the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Victim {
+    /// Line address.
+    pub line: u64,
+    /// Sectors written since the line was allocated.
+    pub dirty: u8,
+    /// Dirty sectors of which only some bytes were written (the rest was
+    /// never fetched): the memory must merge them.
+    pub partial: u8,
+}
+
+/// Byte mask of a sector whose 32 bytes are all present.
+pub const FULL_SECTOR: u32 = u32::MAX;
+
 #[derive(Debug, Clone, Copy, Default)]
 struct Way {
+    /// Sectors holding some data (arrived, in flight, or partly written).
     valid: u8,
+    /// Sectors whose every byte is present (or in flight).
+    full: u8,
     dirty: u8,
+    /// Bytes written of each valid sector that is not full.
+    written: [u32; 4],
     /// Arrival time per sector, in units of [`READY_UNIT_PS`], rounded up.
     ready: [u32; 4],
 }
@@ -213,12 +233,15 @@ impl Cache {
         base + best
     }
 
-    fn replace(&mut self, base: usize, line: u64) -> (usize, Option<(u64, u8)>) {
+    fn replace(&mut self, base: usize, line: u64) -> (usize, Option<Victim>) {
         let v = self.victim(base);
         let old = self.ways[v];
         let old_tag = self.tags[v];
-        let evicted =
-            (old_tag != 0 && old.dirty != 0).then(|| ((old_tag - 1) << self.line_shift, old.dirty));
+        let evicted = (old_tag != 0 && old.dirty != 0).then(|| Victim {
+            line: (old_tag - 1) << self.line_shift,
+            dirty: old.dirty,
+            partial: old.dirty & !old.full,
+        });
         self.tags[v] = (line >> self.line_shift) + 1;
         self.ways[v] = Way::default();
         (v, evicted)
@@ -239,7 +262,7 @@ impl Cache {
 
     /// The way holding `line`, allocating one (and naming a dirty victim) if
     /// it is absent; marks it most recently used.
-    fn allocate(&mut self, line: u64) -> (usize, Option<(u64, u8)>) {
+    fn allocate(&mut self, line: u64) -> (usize, Option<Victim>) {
         let (base, hit) = self.find(line);
         let (i, victim) = match hit {
             Some(i) => (i, None),
@@ -250,12 +273,13 @@ impl Cache {
     }
 
     /// Looks up `sectors` (bit mask) of the line at `line` for a read at
-    /// time `now`, allocating the line and the missing sectors.
+    /// time `now`, allocating the line and the missing sectors. A sector
+    /// that was only partly written misses: its other bytes must be fetched.
     pub fn read(&mut self, line: u64, sectors: u8, now: u64) -> Lookup {
         let (i, victim) = self.allocate(line);
         let w = &mut self.ways[i];
-        let hit = w.valid & sectors;
-        let miss = sectors & !w.valid;
+        let hit = w.full & sectors;
+        let miss = sectors & !w.full;
         let mut ready = 0;
         for s in 0..self.sectors_per_line.min(4) {
             let r = to_ps(w.ready[s as usize]);
@@ -264,6 +288,7 @@ impl Cache {
             }
         }
         w.valid |= miss;
+        w.full |= miss;
         for s in 0..4 {
             if miss >> s & 1 == 1 {
                 w.ready[s] = PENDING;
@@ -288,13 +313,23 @@ impl Cache {
         }
     }
 
-    /// Writes `sectors` of `line` at time `ready` (write-back, allocate at
-    /// sector granularity without fetching). Returns a dirty victim.
-    pub fn write(&mut self, line: u64, sectors: u8, ready: u64) -> Option<(u64, u8)> {
+    /// Writes the bytes `bytes[s]` of each sector `s` in `sectors` of
+    /// `line` at time `ready` (write-back, allocate at sector granularity
+    /// without fetching; [`FULL_SECTOR`] for a whole sector). A sector
+    /// becomes full when all its bytes have been written. Returns a dirty
+    /// victim.
+    pub fn write(&mut self, line: u64, sectors: u8, bytes: [u32; 4], ready: u64) -> Option<Victim> {
         let (i, victim) = self.allocate(line);
         let w = &mut self.ways[i];
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
+                if w.full >> s & 1 == 0 {
+                    let b = if w.valid >> s & 1 == 1 { w.written[s] } else { 0 } | bytes[s];
+                    w.written[s] = b;
+                    if b == FULL_SECTOR {
+                        w.full |= 1 << s;
+                    }
+                }
                 let r = to_units(ready);
                 w.ready[s] = if w.valid >> s & 1 == 1 && w.ready[s] != PENDING {
                     w.ready[s].max(r)
@@ -362,13 +397,50 @@ mod tests {
     #[test]
     fn lru_evicts_oldest_and_reports_dirty() {
         let mut c = Cache::new(spec(128 * 2, 2)); // one set, two ways
-        c.write(0, 0b0001, 0);
+        c.write(0, 0b0001, [FULL_SECTOR; 4], 0);
         c.read(128, 0b0001, 0);
         c.read(0, 0b0001, 0); // 0 is now most recent
         let l = c.read(256, 0b0001, 0);
         assert_eq!(l.victim, None, "line 128 was clean");
         let l = c.read(384, 0b0001, 0);
-        assert_eq!(l.victim, Some((0, 0b0001)));
+        assert_eq!(
+            l.victim,
+            Some(Victim {
+                line: 0,
+                dirty: 0b0001,
+                partial: 0
+            })
+        );
+    }
+
+    #[test]
+    fn partly_written_sectors_miss_on_read_and_leave_as_partial() {
+        let mut c = Cache::new(spec(128 * 2, 2));
+        // Two writes of 8 bytes into sector 0; 32 bytes into sector 1.
+        c.write(0, 0b0011, [0xff, FULL_SECTOR, 0, 0], 0);
+        c.write(0, 0b0001, [0xff00, 0, 0, 0], 0);
+        assert_eq!(c.read(0, 0b0011, 0).hit, 0b0010, "sector 0 is not all there");
+        // Sector 0 is now being fetched: full. A new partial write to sector 2.
+        c.write(0, 0b0100, [0, 0, 0xf, 0], 0);
+        c.read(128, 1, 0);
+        let l = c.read(256, 1, 0);
+        assert_eq!(
+            l.victim,
+            Some(Victim {
+                line: 0,
+                dirty: 0b0111,
+                partial: 0b0100
+            })
+        );
+    }
+
+    #[test]
+    fn four_quarter_writes_make_a_full_sector() {
+        let mut c = Cache::new(spec(128 * 2, 2));
+        for q in 0..4 {
+            c.write(0, 1, [0xff << (8 * q), 0, 0, 0], 0);
+        }
+        assert_eq!(c.read(0, 1, 0).hit, 1);
     }
 
     #[test]

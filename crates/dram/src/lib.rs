@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 use serde::Deserialize;
+pub use timing::{Calendar, Pool};
 
 /// How addresses spread over channels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -59,11 +60,28 @@ pub struct DramSpec {
     /// Minimum time between column commands to the same bank (group), ns
     /// (tCCD_L); shorter bursts than this cannot stream from one bank.
     pub t_ccd_l_ns: f64,
-    /// Writes queued per channel before the controller drains them.
+    /// Writes queued per channel before the controller drains them; the
+    /// write queue holds this many entries, and a write that finds it full
+    /// waits until the oldest drained write has left.
     pub write_drain: u32,
+    /// Entries of the read scheduler's queue per channel: a read waits for
+    /// a free entry and holds it until its data has crossed the pins.
+    pub read_queue: u32,
+    /// How an atom whose bytes are not all written reaches the DRAM.
+    pub partial_write: PartialWrite,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
     #[serde(default)]
     pub ecc_overhead: f64,
+}
+
+/// How the memory writes an atom of which only some bytes are valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum PartialWrite {
+    /// Byte-masked write (data-mask pins): costs what a full write does.
+    Masked,
+    /// The controller reads the atom, merges, and writes it back (as ECC
+    /// over the whole atom requires): a read and a write.
+    ReadModifyWrite,
 }
 
 fn one() -> u32 {
@@ -97,7 +115,8 @@ impl DramSpec {
     /// Bus time of one access in ps, ECC included.
     pub fn burst_ps(&self) -> u64 {
         let bytes_per_ns = self.channel_bits as f64 / 8.0 * self.data_rate_gbps;
-        (self.access_bytes as f64 / bytes_per_ns * 1000.0 * (1.0 + self.ecc_overhead)).round()
+        // Rounded up, so that the modelled bus is never faster than its peak.
+        (self.access_bytes as f64 / bytes_per_ns * 1000.0 * (1.0 + self.ecc_overhead)).ceil()
             as u64
     }
 
@@ -114,6 +133,7 @@ impl DramSpec {
                 ("banks", self.banks as f64),
                 ("row_bytes", self.row_bytes as f64),
                 ("write_drain", self.write_drain as f64),
+                ("read_queue", self.read_queue as f64),
             ],
             true,
         )
@@ -156,85 +176,6 @@ impl DramSpec {
     }
 }
 
-/// Capacity calendar: a shared resource that can be busy for `cap` units in
-/// each interval of `bucket_ps`. A reservation takes the first interval at or
-/// after its time that has room, so requests that arrive out of time order
-/// (one reserved far ahead, then one that is ready sooner) do not queue
-/// behind each other: the earlier one fills the gap, as a reordering
-/// scheduler would let it.
-#[derive(Debug, Clone)]
-pub struct Calendar {
-    bucket_ps: u64,
-    cap: u64,
-    start: u64,
-    /// Every interval before this one is full.
-    first_open: u64,
-    used: std::collections::VecDeque<u64>,
-    busy: u64,
-}
-
-impl Calendar {
-    /// A free resource of `cap` units per `bucket_ps` picoseconds.
-    pub fn new(bucket_ps: u64, cap: u64) -> Calendar {
-        Calendar {
-            bucket_ps: bucket_ps.max(1),
-            cap: cap.max(1),
-            start: 0,
-            first_open: 0,
-            used: std::collections::VecDeque::new(),
-            busy: 0,
-        }
-    }
-
-    /// Reserves `amount` units at or after `t`; returns when they are done.
-    pub fn reserve(&mut self, t: u64, amount: u64) -> u64 {
-        self.busy += amount;
-        let mut i = (t / self.bucket_ps).max(self.start).max(self.first_open);
-        loop {
-            let k = (i - self.start) as usize;
-            while self.used.len() <= k {
-                self.used.push_back(0);
-            }
-            let u = self.used[k];
-            if u < self.cap {
-                self.used[k] = u + amount;
-                if i == self.first_open {
-                    // Skip past intervals this one fills.
-                    let mut f = k;
-                    while f < self.used.len() && self.used[f] >= self.cap {
-                        f += 1;
-                    }
-                    self.first_open = self.start + f as u64;
-                }
-                let begin = (i * self.bucket_ps).max(t);
-                let frac = (u + amount).min(self.cap) * self.bucket_ps / self.cap;
-                let dur = amount * self.bucket_ps / self.cap;
-                return (begin + dur).max(i * self.bucket_ps + frac);
-            }
-            i += 1;
-        }
-    }
-
-    /// Forgets intervals that end before `t` (reservations earlier than
-    /// that are then placed at the oldest interval kept).
-    pub fn advance(&mut self, t: u64) {
-        let b = t / self.bucket_ps;
-        while self.start + 1 < b && !self.used.is_empty() {
-            self.used.pop_front();
-            self.start += 1;
-        }
-        if self.used.is_empty() && self.start < b {
-            self.start = b.saturating_sub(1);
-        }
-        self.first_open = self.first_open.max(self.start);
-    }
-
-    /// Units reserved so far.
-    pub fn busy(&self) -> u64 {
-        self.busy
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Bank {
     open_row: u64,
@@ -248,7 +189,14 @@ struct Channel {
     acts: Calendar,
     last_write: bool,
     banks: Vec<Bank>,
+    /// Writes accepted and not yet issued: (channel, bank, row).
     writes: Vec<(usize, usize, u64)>,
+    /// Read scheduler queue entries.
+    reads_q: Pool,
+    /// Latest acceptance time of the writes queued now.
+    batch_at: u64,
+    /// Time writes waited for room in the write queue, ps.
+    write_wait_ps: u64,
     busy_ps: u64,
 }
 
@@ -257,7 +205,7 @@ struct Channel {
 pub struct DramStats {
     /// Bytes read at the pins.
     pub bytes_read: u64,
-    /// Bytes written at the pins (including writes still queued).
+    /// Bytes written at the pins.
     pub bytes_written: u64,
     /// Accesses that found their row open.
     pub row_hits: u64,
@@ -265,9 +213,14 @@ pub struct DramStats {
     pub row_misses: u64,
     /// Sum over channels of the time the data bus was busy, ps.
     pub busy_ps: u64,
+    /// Sum over requests of the time they waited for a queue entry, ps.
+    pub queue_wait_ps: u64,
+    /// Partial atoms written by read-modify-write.
+    pub read_modify_writes: u64,
 }
 
-/// The DRAM system's state.
+/// The memory controllers and their DRAM: per channel a read queue, a
+/// write queue drained in batches, banks with row buffers and one data bus.
 #[derive(Debug, Clone)]
 pub struct Dram {
     spec: DramSpec,
@@ -300,7 +253,7 @@ fn ps(ns: f64) -> u64 {
 }
 
 impl Dram {
-    /// Idle DRAM with all rows closed. `spec` must be valid.
+    /// Idle DRAM with all rows closed and empty queues. `spec` must be valid.
     pub fn new(spec: DramSpec) -> Dram {
         let burst = spec.burst_ps();
         let ch = Channel {
@@ -319,6 +272,9 @@ impl Dram {
                 spec.banks as usize
             ],
             writes: Vec::with_capacity(spec.write_drain as usize),
+            reads_q: Pool::new(spec.read_queue),
+            batch_at: 0,
+            write_wait_ps: 0,
             busy_ps: 0,
         };
         Dram {
@@ -355,7 +311,31 @@ impl Dram {
     pub fn stats(&self) -> DramStats {
         let mut s = self.stats;
         s.busy_ps = self.ch.iter().map(|c| c.busy_ps).sum();
+        s.queue_wait_ps = self
+            .ch
+            .iter()
+            .map(|c| c.reads_q.wait_ps() + c.write_wait_ps)
+            .sum();
         s
+    }
+
+    /// Per channel: (bus busy ps, last burst done, queue wait ps), for reports.
+    pub fn channel_report(&self) -> Vec<(u64, u64, u64)> {
+        self.ch
+            .iter()
+            .map(|c| {
+                (
+                    c.busy_ps,
+                    c.bus.last_done(),
+                    c.reads_q.wait_ps() + c.write_wait_ps,
+                )
+            })
+            .collect()
+    }
+
+    /// When the last burst booked so far leaves the pins.
+    pub fn last_done(&self) -> u64 {
+        self.ch.iter().map(|c| c.bus.last_done()).max().unwrap_or(0)
     }
 
     /// Channel, bank and row of an address.
@@ -391,11 +371,6 @@ impl Dram {
         (channel as usize, bank as usize, row)
     }
 
-    fn access(&mut self, addr: u64, now: u64, write: bool) -> u64 {
-        let m = self.map(addr);
-        self.access_at(m, now, write)
-    }
-
     fn access_at(&mut self, (c, b, row): (usize, usize, u64), now: u64, write: bool) -> u64 {
         let ch = &mut self.ch[c];
         let bank = &mut ch.banks[b];
@@ -429,40 +404,95 @@ impl Dram {
         done
     }
 
-    /// Reads `bytes` (rounded up to whole accesses) at `addr` starting at
-    /// `now`; returns when the last byte has crossed the pins.
-    pub fn read(&mut self, addr: u64, bytes: u32, now: u64) -> u64 {
+    /// First atom address and number of atoms covering `bytes` at `addr`.
+    fn atoms(&self, addr: u64, bytes: u32) -> (u64, u64) {
         let a = self.spec.access_bytes as u64;
         let first = addr / a * a;
-        let n = (addr + bytes.max(1) as u64).div_ceil(a) - addr / a;
+        (first, (addr + bytes.max(1) as u64).div_ceil(a) - addr / a)
+    }
+
+    /// Reads `bytes` (rounded up to whole accesses) at `addr`, arriving at
+    /// the controller at `now`; each access waits for a read-queue entry of
+    /// its channel. Returns when the last byte has crossed the pins.
+    pub fn read(&mut self, addr: u64, bytes: u32, now: u64) -> u64 {
+        let (first, n) = self.atoms(addr, bytes);
+        let a = self.spec.access_bytes as u64;
         let mut done = now;
         for i in 0..n {
-            done = done.max(self.access(first + i * a, now, false));
+            let m = self.map(first + i * a);
+            let at = self.ch[m.0].reads_q.acquire(now);
+            let d = self.access_at(m, at, false);
+            self.ch[m.0].reads_q.release(d);
+            done = done.max(d);
         }
         self.stats.bytes_read += n * a;
         done
     }
 
-    /// Queues a write of `bytes` (whole accesses) at `addr`; writes are
-    /// issued in bursts of `write_drain` per channel. Nothing waits for them.
-    pub fn write(&mut self, addr: u64, bytes: u32, now: u64) {
+    /// Hands a write of `bytes` (whole accesses) at `addr` to the
+    /// controller at `now`; returns when the controller has accepted it.
+    /// The write queue holds `write_drain` writes per channel: a write is
+    /// accepted once the work on its channel's bus ahead of it (booked, or
+    /// queued) has fallen below that many bursts. `partial`: the bytes do not cover
+    /// whole atoms, which a [`PartialWrite::ReadModifyWrite`] memory first
+    /// reads. Writes are issued in batches of `write_drain` per channel;
+    /// [`Dram::drain`] issues what is left.
+    pub fn write(&mut self, addr: u64, bytes: u32, partial: bool, now: u64) -> u64 {
+        let (first, n) = self.atoms(addr, bytes);
         let a = self.spec.access_bytes as u64;
-        let first = addr / a * a;
-        let n = (addr + bytes.max(1) as u64).div_ceil(a) - addr / a;
+        let rmw = partial && self.spec.partial_write == PartialWrite::ReadModifyWrite;
+        let window = self.spec.write_drain as u64 * self.burst;
+        let mut accepted = now;
         for i in 0..n {
             let m = self.map(first + i * a);
             let c = m.0;
+            // Work ahead of this write: what the bus has booked, and the
+            // writes queued but not yet issued.
+            let ahead =
+                self.ch[c].bus.booked_from(now) + self.ch[c].writes.len() as u64 * self.burst;
+            let mut at = now + ahead.saturating_sub(window);
+            self.ch[c].write_wait_ps += at - now;
+            if rmw {
+                // The merge needs the old atom first.
+                at = self.access_at(m, at, false);
+                self.stats.bytes_read += a;
+                self.stats.read_modify_writes += 1;
+            }
+            accepted = accepted.max(at);
             self.ch[c].writes.push(m);
+            self.ch[c].batch_at = self.ch[c].batch_at.max(at);
             self.stats.bytes_written += a;
             if self.ch[c].writes.len() >= self.spec.write_drain as usize {
-                let q = std::mem::take(&mut self.ch[c].writes);
-                for w in &q {
-                    self.access_at(*w, now, true);
-                }
-                self.ch[c].writes = q;
-                self.ch[c].writes.clear();
+                let t = self.ch[c].batch_at;
+                self.drain_channel(c, t);
             }
         }
+        accepted
+    }
+
+    fn drain_channel(&mut self, c: usize, now: u64) {
+        let mut q = std::mem::take(&mut self.ch[c].writes);
+        // The controller issues the batch row by row (first-ready: writes
+        // to an open row go together), so a batch pays one activation per
+        // distinct bank and row, not one per change of row in arrival order.
+        q.sort_by_key(|&(_, b, row)| (b, row));
+        for w in &q {
+            self.access_at(*w, now, true);
+        }
+        self.ch[c].writes = q;
+        self.ch[c].writes.clear();
+        self.ch[c].batch_at = 0;
+    }
+
+    /// Issues every queued write at `now` (the end of a kernel); returns
+    /// when the last burst of any kind has left the pins.
+    pub fn drain(&mut self, now: u64) -> u64 {
+        for c in 0..self.ch.len() {
+            if !self.ch[c].writes.is_empty() {
+                self.drain_channel(c, now);
+            }
+        }
+        self.last_done()
     }
 }
 
@@ -489,8 +519,10 @@ mod tests {
             t_wtr_ns: 5.0,
             t_rtw_ns: 2.0,
             t_ccd_l_ns: 2.0,
-            t_faw_ns: 0.0,
+            t_faw_ns: 4.0,
             write_drain: 4,
+            read_queue: 8,
+            partial_write: PartialWrite::Masked,
             ecc_overhead: 0.0,
         }
     }
@@ -539,7 +571,51 @@ mod tests {
         let mut d = Dram::new(spec());
         d.read(16, 64, 0); // bytes 16..80 touch three 32-byte atoms
         assert_eq!(d.stats().bytes_read, 96);
-        d.write(0, 32, 0);
+        d.write(0, 32, false, 0);
         assert_eq!(d.stats().bytes_written, 32);
+    }
+
+    #[test]
+    fn a_full_read_queue_makes_the_next_read_wait() {
+        let mut d = Dram::new(DramSpec {
+            read_queue: 1,
+            ..spec()
+        });
+        let first = d.read(0, 32, 0);
+        // Same channel (within the 256-byte interleave): waits for the entry.
+        let second = d.read(32, 32, 0);
+        assert_eq!(second, first + 2_000 + 10_000, "waits for the first, then CAS + burst");
+        assert_eq!(d.stats().queue_wait_ps, first);
+    }
+
+    #[test]
+    fn writes_are_accepted_until_the_queue_is_full_and_drain_at_the_end() {
+        let mut d = Dram::new(spec());
+        // Four writes to channel 0 fill its queue and start a drain.
+        for i in 0..4 {
+            assert_eq!(d.write(i * 32, 32, false, 0), 0);
+        }
+        // The fifth waits until the first drained write has left the pins.
+        let fifth = d.write(128, 32, false, 0);
+        assert!(fifth > 0);
+        let end = d.drain(fifth);
+        assert!(end > fifth);
+        assert_eq!(d.stats().bytes_written, 5 * 32);
+        let busy = d.stats().busy_ps;
+        assert_eq!(busy, 5 * 2_000);
+        assert!(busy <= end, "one channel's bus cannot be busy longer than the run");
+    }
+
+    #[test]
+    fn read_modify_write_reads_the_atom_first() {
+        let mut d = Dram::new(DramSpec {
+            partial_write: PartialWrite::ReadModifyWrite,
+            ..spec()
+        });
+        d.write(0, 8, true, 0);
+        d.write(32, 32, false, 0);
+        d.drain(0);
+        let s = d.stats();
+        assert_eq!((s.bytes_read, s.bytes_written, s.read_modify_writes), (32, 64, 1));
     }
 }

@@ -4,7 +4,10 @@
 #![allow(clippy::result_large_err)]
 
 pub mod diag;
+pub mod l2;
+pub mod noc;
 pub mod sim;
+pub mod sm;
 pub mod spec;
 pub mod workload;
 
@@ -308,12 +311,16 @@ pub const COUNTER_COLUMNS: [&str; 11] = [
 ];
 
 /// Bottleneck-report columns, in CSV order.
-pub const REPORT_COLUMNS: [&str; 7] = [
+pub const REPORT_COLUMNS: [&str; 11] = [
     "lsu_util",
     "l1_util",
     "noc_util",
     "l2_util",
     "dram_util",
+    "lsu_stall",
+    "inflight_stall",
+    "l2_mshr_stall",
+    "dram_queue_stall",
     "load_latency_cycles",
     "achieved_occupancy",
 ];
@@ -365,6 +372,10 @@ pub fn csv_row(r: &PointResult, params: &[String]) -> Vec<String> {
         b.noc_util,
         b.l2_util,
         b.dram_util,
+        b.lsu_stall,
+        b.inflight_stall,
+        b.l2_mshr_stall,
+        b.dram_queue_stall,
         b.load_latency_cycles,
         b.achieved_occupancy,
     ] {

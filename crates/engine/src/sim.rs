@@ -1,45 +1,38 @@
-//! The timed simulation of one kernel launch.
+//! The timed simulation of one kernel launch: the wiring of the units.
 //!
 //! Event-driven at warp granularity: a binary heap orders warps by the time
 //! they can next issue; a warp runs until it must wait (for a loaded value,
 //! or after a short quantum so that warps stay near each other in time).
-//! Shared units are modelled as servers that are *reserved* when a request
-//! is issued: in-order units (SM issue, LSU, DRAM banks and buses) keep a
-//! next-free time; units that see requests out of time order (L2 slice
-//! ports, SM response ports) keep a calendar of per-interval capacity, so
-//! that a request reserved far in the future (a DRAM miss) does not block
-//! an earlier one (an L2 hit). Everything is integer picoseconds, so a run
-//! is exactly reproducible.
+//! Each memory instruction is coalesced ([`lsu::Rule`]) into line requests,
+//! which the units reserve along their path when the instruction issues:
+//!
+//! ```text
+//!  Sm (issue, LSU, L1, in-flight entries) ──▶ Noc (request port) ──▶ L2 (slice, MSHRs)
+//!        ▲                                                           │
+//!        └────────── Noc (response port) ◀── data / ack ◀────────────┤
+//!                                                                    ▼
+//!                                          dram::Dram (queues, banks, bus)
+//! ```
+//!
+//! On cards without an L2 for global data the interconnect leads straight
+//! to the memory controllers. Every unit is a [`timing::Calendar`] (a
+//! throughput) or a [`timing::Pool`] (entries), so no unit does more than
+//! its capacity, and a full pool makes its sender wait (back-pressure, up to
+//! the warp). The kernel ends when every warp has retired, every store has
+//! been acknowledged (by the L2, or by the memory controller where there is
+//! none) and the DRAM has written what its queues hold. Everything is
+//! integer picoseconds, so a run is exactly reproducible.
 
+use crate::l2::L2;
+use crate::noc::Noc;
+use crate::sm::{ps, written_bytes, Sm, SmTiming};
 use crate::spec::DeviceSpec;
 use crate::Counters;
-use cache::Cache;
-use dram::{Calendar, Dram};
+use dram::Dram;
 use lsu::{LineRequest, Rule};
 use simt_core::{ExecError, MemKind, Program, Scratch, Step, Warp, WarpAccess};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// A server with `k` identical units (MSHRs): a request takes the earliest free.
-#[derive(Debug, Clone)]
-struct Pool {
-    free_at: BinaryHeap<Reverse<u64>>,
-}
-
-impl Pool {
-    fn new(k: u32) -> Pool {
-        Pool {
-            free_at: (0..k).map(|_| Reverse(0)).collect(),
-        }
-    }
-    fn acquire(&mut self, t: u64) -> u64 {
-        let Reverse(f) = self.free_at.pop().unwrap_or(Reverse(0));
-        t.max(f)
-    }
-    fn release(&mut self, t: u64) {
-        self.free_at.push(Reverse(t));
-    }
-}
 
 #[derive(Debug, Clone, Default)]
 struct Slot {
@@ -59,31 +52,29 @@ struct Block {
     warps_left: u32,
 }
 
-/// Per-SM state.
-#[derive(Debug, Clone)]
-struct Sm {
-    launch_free: u64,
-    issue_free: u64,
-    lsu_free: u64,
-    resident: u32,
-    l1: Option<Cache>,
-    mshr: Pool,
-    port: Calendar,
-}
-
-/// Utilisation and latency figures of one run.
+/// Utilisation, back-pressure and latency figures of one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Bottlenecks {
     /// LSU busy fraction (line requests over capacity).
     pub lsu_util: f64,
     /// L1 lookups over capacity (same port as the LSU on these designs).
     pub l1_util: f64,
-    /// Interconnect: bytes delivered to SMs over their ports' capacity.
+    /// Interconnect: bytes through the SM ports over their capacity, in the
+    /// busier direction.
     pub noc_util: f64,
-    /// L2 slices: bytes served over capacity.
+    /// L2 slices: bytes through their ports over capacity.
     pub l2_util: f64,
     /// DRAM: data-bus busy time over capacity.
     pub dram_util: f64,
+    /// Warps waiting to issue into a full LSU queue, mean per SM.
+    pub lsu_stall: f64,
+    /// Line requests the LSU holds back because every in-flight entry
+    /// (MSHR) is taken, mean per SM.
+    pub inflight_stall: f64,
+    /// L2 misses waiting for an MSHR, mean per slice.
+    pub l2_mshr_stall: f64,
+    /// Requests waiting for a DRAM read- or write-queue entry, mean per channel.
+    pub dram_queue_stall: f64,
     /// Mean cycles from a load's issue to its last byte.
     pub load_latency_cycles: f64,
     /// Mean resident warps per SM over max warps per SM.
@@ -115,8 +106,8 @@ pub struct Simulation<'a> {
     prog: &'a Program,
     regs_per_thread: u32,
     sms: Vec<Sm>,
-    l2: Vec<Cache>,
-    l2_port: Vec<Calendar>,
+    noc: Noc,
+    l2: Option<L2>,
     dram: Dram,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
@@ -124,19 +115,8 @@ pub struct Simulation<'a> {
     free_blocks: Vec<u32>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     scratch: Scratch,
-    acc: WarpAccess,
     lines: Vec<LineRequest>,
-    // Constants, ps.
     cycle: f64,
-    alu_ps: u64,
-    issue_ps: u64,
-    lsu_ps: u64,
-    l1_hit_ps: u64,
-    l2_half_ps: u64,
-    far_half_ps: u64,
-    l2_partitions: usize,
-    dram_half_ps: u64,
-    launch_ps: u64,
     quantum_ps: u64,
     // Progress.
     next_block: u64,
@@ -145,38 +125,12 @@ pub struct Simulation<'a> {
     load_latency_sum: f64,
     loads: u64,
     warp_time: f64,
-    lsu_lines: u64,
 }
 
 impl<'a> Simulation<'a> {
     /// Builds a cold device for `prog`.
     pub fn new(dev: &'a DeviceSpec, prog: &'a Program, regs_per_thread: u32) -> Simulation<'a> {
         let cycle = dev.cycle_ps();
-        let c = |cycles: f64| (cycles * cycle).round() as u64;
-        let bucket = c(32.0).max(1);
-        let sms = (0..dev.sm.count)
-            .map(|_| Sm {
-                launch_free: 0,
-                issue_free: 0,
-                lsu_free: 0,
-                resident: 0,
-                l1: dev.l1.as_ref().map(|l| Cache::new(l.cache.clone())),
-                mshr: Pool::new(dev.sm.max_pending_lines),
-                port: Calendar::new(
-                    bucket,
-                    (dev.interconnect.sm_port_bytes_per_cycle * 32.0).round() as u64,
-                ),
-            })
-            .collect();
-        let (l2, l2_port) = match &dev.l2 {
-            Some(l) => (
-                (0..l.slices).map(|_| Cache::new(l.slice.clone())).collect(),
-                (0..l.slices)
-                    .map(|_| Calendar::new(bucket, (l.slice_bytes_per_cycle * 32.0).round() as u64))
-                    .collect(),
-            ),
-            None => (Vec::new(), Vec::new()),
-        };
         let l2_lat = dev.l2.as_ref().map(|l| l.hit_latency_cycles).unwrap_or(0) as f64;
         let d = &dev.dram;
         // The DRAM device's own part of an unloaded miss (row conflict, as
@@ -185,13 +139,23 @@ impl<'a> Simulation<'a> {
         let dram_core_ns = d.t_rp_ns + d.t_rcd_ns + d.t_cl_ns + d.burst_ps() as f64 / 1000.0;
         let path_cycles =
             (dev.dram_latency_cycles as f64 - l2_lat - dram_core_ns * 1000.0 / cycle).max(0.0);
+        let mem_half_ps = ps(path_cycles / 2.0, cycle);
+        let l2 = L2::new(dev, mem_half_ps);
+        // One hop of the interconnect: to the L2 slices, or straight to the
+        // memory controllers.
+        let hop_ps = if l2.is_some() {
+            ps(l2_lat / 2.0, cycle)
+        } else {
+            mem_half_ps
+        };
+        let t = SmTiming::new(dev);
         Simulation {
             dev,
             prog,
             regs_per_thread,
-            sms,
+            sms: (0..dev.sm.count).map(|_| Sm::new(dev, t)).collect(),
+            noc: Noc::new(dev, hop_ps),
             l2,
-            l2_port,
             dram: Dram::new(dev.dram.clone()),
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -199,26 +163,15 @@ impl<'a> Simulation<'a> {
             free_blocks: Vec::new(),
             heap: BinaryHeap::new(),
             scratch: Scratch::default(),
-            acc: WarpAccess::default(),
             lines: Vec::with_capacity(64),
             cycle,
-            alu_ps: c(dev.sm.alu_latency_cycles as f64),
-            issue_ps: c(1.0 / dev.sm.issue_per_cycle),
-            lsu_ps: c(1.0 / dev.sm.lsu_lines_per_cycle),
-            l1_hit_ps: c(dev.l1.as_ref().map(|l| l.hit_latency_cycles).unwrap_or(0) as f64),
-            l2_half_ps: c(l2_lat / 2.0),
-            far_half_ps: c(dev.l2.as_ref().map(|l| l.far_latency_cycles).unwrap_or(0) as f64 / 2.0),
-            l2_partitions: dev.l2.as_ref().map(|l| l.partitions.max(1)).unwrap_or(1) as usize,
-            dram_half_ps: c(path_cycles / 2.0),
-            launch_ps: c(dev.launch.block_launch_cycles),
-            quantum_ps: c(64.0),
+            quantum_ps: ps(64.0, cycle),
             next_block: 0,
             end: 0,
             counters: Counters::default(),
             load_latency_sum: 0.0,
             loads: 0,
             warp_time: 0.0,
-            lsu_lines: 0,
         }
     }
 
@@ -270,11 +223,9 @@ impl<'a> Simulation<'a> {
         while let Some(Reverse((t, id))) = self.heap.pop() {
             pops += 1;
             if pops.is_multiple_of(1024) {
-                for sm in &mut self.sms {
-                    sm.port.advance(t);
-                }
-                for p in &mut self.l2_port {
-                    p.advance(t);
+                self.noc.advance(t);
+                if let Some(l2) = &mut self.l2 {
+                    l2.advance(t);
                 }
             }
             if self.slots[id as usize].done {
@@ -289,10 +240,7 @@ impl<'a> Simulation<'a> {
     fn dispatch(&mut self, sm: u32, t: u64) {
         let b = self.next_block;
         self.next_block += 1;
-        // Each SM launches its blocks one at a time.
-        let s = &mut self.sms[sm as usize];
-        let at = t.max(s.launch_free) + self.launch_ps;
-        s.launch_free = at;
+        let at = self.sms[sm as usize].launch(t);
         let [gx, gy, _] = self.prog.grid_dim;
         let (gx, gy) = (gx as u64, gy as u64);
         let idx = [
@@ -395,12 +343,8 @@ impl<'a> Simulation<'a> {
                     let s = &mut self.slots[id as usize];
                     match step {
                         Step::Alu => {
-                            let sm = &mut self.sms[s.sm as usize];
-                            let at = t.max(sm.issue_free);
-                            sm.issue_free = at + self.issue_ps;
-                            t = at + self.alu_ps;
+                            t = self.sms[s.sm as usize].issue_alu(t);
                             self.counters.warp_instructions += 1;
-                            self.acc = a;
                             if t - t0 > self.quantum_ps {
                                 self.heap.push(Reverse((t, id)));
                                 return Ok(());
@@ -408,7 +352,6 @@ impl<'a> Simulation<'a> {
                             continue;
                         }
                         Step::Done => {
-                            self.acc = a;
                             let s = &mut self.slots[id as usize];
                             s.done = true;
                             let at = t.max(s.last_load);
@@ -437,7 +380,6 @@ impl<'a> Simulation<'a> {
                 return Ok(());
             }
             t = self.memory(id, &a, t);
-            self.acc = a;
             if t - t0 > self.quantum_ps {
                 self.heap.push(Reverse((t, id)));
                 return Ok(());
@@ -475,38 +417,31 @@ impl<'a> Simulation<'a> {
             c.requests_st += 1;
             c.sectors_st += sum.sectors as u64;
         }
-        let sm = &mut self.sms[sm_i];
-        let issue = t.max(sm.issue_free);
-        sm.issue_free = issue + self.issue_ps;
-        let mut lsu_t = issue.max(sm.lsu_free);
-        self.lsu_lines += lines.len() as u64;
+        let issue = self.sms[sm_i].issue_mem(t);
         let l1_caches = is_load
             && self.dev.l1.is_some()
             && matches!(rule, Rule::Sectors | Rule::Lines { bytes: 128 });
-        let mut done = issue;
         // Bring every set this instruction will look up into the host's
         // caches first, so that the lookups overlap their memory latency.
         for r in &lines {
             if l1_caches {
-                if let Some(l1) = &self.sms[sm_i].l1 {
-                    l1.prefetch(r.line);
-                }
+                self.sms[sm_i].prefetch(r.line);
             }
-            if !self.l2.is_empty() {
-                self.l2[self.slice_of(r.line)].prefetch(r.line);
+            if let Some(l2) = &self.l2 {
+                l2.prefetch(r.line);
             }
         }
+        let mut done = issue;
         for r in &lines {
-            lsu_t += self.lsu_ps;
-            let at = lsu_t;
+            let at = self.sms[sm_i].lsu_line(issue);
             let arrive = if is_load {
                 self.load_line(sm_i, r, at, l1_caches)
             } else {
-                self.store_line(sm_i, r, at)
+                let bytes = written_bytes(a.width, a.mask, &a.addrs, r.line);
+                self.store_line(sm_i, r, bytes, at)
             };
             done = done.max(arrive);
         }
-        self.sms[sm_i].lsu_free = lsu_t;
         self.lines = lines;
         let s = &mut self.slots[id as usize];
         if is_load {
@@ -517,28 +452,34 @@ impl<'a> Simulation<'a> {
             self.load_latency_sum += (done - issue) as f64;
             self.loads += 1;
         } else {
+            // The warp goes on; the kernel waits for the acknowledgement.
             self.end = self.end.max(done);
         }
-        issue + self.issue_ps
+        self.sms[sm_i].next_issue(issue)
     }
 
+    /// A load's line request at its LSU slot `t`; returns when its data is
+    /// in the SM.
     fn load_line(&mut self, sm_i: usize, r: &LineRequest, t: u64, l1_caches: bool) -> u64 {
         if !l1_caches {
-            return self.fetch(sm_i, r.line, r.sectors, r.size, t);
+            let at = self.sms[sm_i].acquire(t);
+            let data = self.fetch(sm_i, r.line, r.sectors, r.size, at);
+            self.sms[sm_i].release(data);
+            return data;
         }
-        let l1 = self.sms[sm_i].l1.as_mut().expect("l1");
-        let lk = l1.read(r.line, r.sectors, t);
+        let sm = &mut self.sms[sm_i];
+        let lk = sm.l1_read(r.line, r.sectors, t).expect("l1");
         self.counters.l1_hits_ld += lk.hit.count_ones() as u64;
-        let mut done = t + self.l1_hit_ps;
+        let mut done = t + sm.l1_hit_ps();
         if lk.hit != 0 {
             done = done.max(lk.ready);
         }
         if lk.miss != 0 {
-            let start = self.sms[sm_i].mshr.acquire(t);
-            let fill = self.fetch(sm_i, r.line, lk.miss, 32, start);
+            let at = self.sms[sm_i].acquire(t);
+            let fill = self.fetch(sm_i, r.line, lk.miss, 32, at);
             let sm = &mut self.sms[sm_i];
-            sm.mshr.release(fill);
-            if let Some(l1) = sm.l1.as_mut() {
+            sm.release(fill);
+            if let Some(l1) = sm.l1() {
                 l1.fill(lk.slot, lk.miss, fill);
             }
             done = done.max(fill);
@@ -546,210 +487,136 @@ impl<'a> Simulation<'a> {
         done
     }
 
-    fn slice_of(&self, line: u64) -> usize {
-        let n = self.l2.len() as u64;
-        let x = line / 128;
-        // XOR-fold of the line number, so that strides spread over slices.
-        let h = x ^ (x >> 7) ^ (x >> 14) ^ (x >> 21);
-        (h % n) as usize
-    }
-
-    /// Brings `sectors` of `line` to SM `sm_i` (from L2 or DRAM); returns arrival.
+    /// Brings `sectors` of `line` (transactions of `size` bytes) to SM
+    /// `sm_i`, asked at `t`; returns when they have entered the SM.
     fn fetch(&mut self, sm_i: usize, line: u64, sectors: u8, size: u8, t: u64) -> u64 {
-        let bytes = sectors.count_ones() * 32;
-        self.counters.l2_read_sectors += sectors.count_ones() as u64;
-        if self.l2.is_empty() {
-            // No cache for global memory: the transaction goes to DRAM.
-            let start = line + 32 * sectors.trailing_zeros() as u64;
-            let issue = t + self.dram_half_ps;
-            let done = if size == 32 {
-                let mut d = issue;
-                for s in 0..4 {
-                    if sectors >> s & 1 == 1 {
-                        d = d.max(self.dram.read(line + 32 * s, 32, issue));
+        let bytes = sectors.count_ones() as u64 * 32;
+        let arrive = self.noc.send(sm_i, t, 0);
+        let ready = match &mut self.l2 {
+            Some(l2) => {
+                let part = l2.partition_of(sm_i, self.sms.len());
+                l2.read(part, line, sectors, arrive, &mut self.dram)
+            }
+            None => {
+                // No cache for global memory: the transactions go to DRAM.
+                if size == 32 {
+                    let mut d = arrive;
+                    for s in 0..4 {
+                        if sectors >> s & 1 == 1 {
+                            d = d.max(self.dram.read(line + 32 * s, 32, arrive));
+                        }
                     }
-                }
-                d
-            } else {
-                self.dram.read(start, size as u32, issue)
-            };
-            self.counters.l2_read_sectors -= sectors.count_ones() as u64;
-            return self.sms[sm_i]
-                .port
-                .reserve(done + self.dram_half_ps, bytes as u64);
-        }
-        let home = self.slice_of(line);
-        let arrive = t + self.l2_half_ps;
-        // The DRAM atom may span several sectors: missing siblings are
-        // fetched along (the sector-promotion the H200 counters show).
-        let per_atom = self.per_atom();
-        let mut want = 0u8;
-        for s in 0..4u8 {
-            if sectors >> s & 1 == 1 {
-                let first = s / per_atom * per_atom;
-                want |= (((1u16 << per_atom) - 1) << first) as u8;
-            }
-        }
-        let parts = self.l2_partitions;
-        let per = self.l2.len() / parts;
-        let near_part = sm_i * parts / self.sms.len();
-        let k = near_part * per + home % per;
-        let ready = if k == home {
-            self.slice_lookup(home, line, want, sectors, arrive, true)
-        } else {
-            // The near partition keeps copies of lines homed in the far one;
-            // a miss there goes across to the home slice (and so to DRAM).
-            let lk = self.l2[k].read(line, want, arrive);
-            self.counters.l2_read_hits += (lk.hit & sectors).count_ones() as u64;
-            if let Some((vline, dirty)) = lk.victim {
-                self.write_back(vline, dirty, arrive);
-            }
-            let mut ready = arrive;
-            if lk.hit & sectors != 0 {
-                ready = ready.max(lk.ready);
-            }
-            if lk.miss != 0 {
-                let far = self.slice_lookup(
-                    home,
-                    line,
-                    lk.miss,
-                    lk.miss,
-                    arrive + self.far_half_ps,
-                    false,
-                ) + self.far_half_ps;
-                self.l2[k].fill(lk.slot, lk.miss, far);
-                if lk.miss & sectors != 0 {
-                    ready = ready.max(far);
+                    d
+                } else {
+                    let start = line + 32 * sectors.trailing_zeros() as u64;
+                    self.dram.read(start, size as u32, arrive)
                 }
             }
-            ready
         };
-        let out = self.l2_port[k].reserve(ready, bytes as u64);
-        self.sms[sm_i]
-            .port
-            .reserve(out + self.l2_half_ps, bytes as u64)
+        self.noc.reply(sm_i, ready, bytes)
     }
 
-    fn per_atom(&self) -> u8 {
-        (self.dev.dram.access_bytes.clamp(32, 128) / 32) as u8
-    }
-
-    /// Looks `want` up in slice `k` at `arrive`, fetching misses from DRAM;
-    /// returns when the `need`ed sectors are in the slice.
-    fn slice_lookup(
-        &mut self,
-        k: usize,
-        line: u64,
-        want: u8,
-        need: u8,
-        arrive: u64,
-        count: bool,
-    ) -> u64 {
-        let per_atom = self.per_atom();
-        let atom = per_atom as u64 * 32;
-        let lk = self.l2[k].read(line, want, arrive);
-        if count {
-            self.counters.l2_read_hits += (lk.hit & need).count_ones() as u64;
-        }
-        let mut ready = arrive;
-        if lk.hit & need != 0 {
-            ready = ready.max(lk.ready);
-        }
-        if let Some((vline, dirty)) = lk.victim {
-            self.write_back(vline, dirty, arrive);
-        }
-        if lk.miss != 0 {
-            let issue = arrive + self.dram_half_ps;
-            let mut fill = issue;
-            let mut s = 0u8;
-            while s < 4 {
-                let group = (((1u16 << per_atom) - 1) << s) as u8;
-                if lk.miss & group != 0 {
-                    fill = fill.max(self.dram.read(line + 32 * s as u64, atom as u32, issue));
-                }
-                s += per_atom;
+    /// A store's line request at its LSU slot `t`, writing `bytes` of each
+    /// sector; returns when its acknowledgement is back in the SM.
+    fn store_line(&mut self, sm_i: usize, r: &LineRequest, bytes: [u32; 4], t: u64) -> u64 {
+        let at = self.sms[sm_i].acquire(t);
+        let data = if r.size == 32 {
+            r.sectors.count_ones() as u64 * 32
+        } else {
+            r.size as u64
+        };
+        let arrive = self.noc.send(sm_i, at, data);
+        let accepted = match &mut self.l2 {
+            Some(l2) => {
+                let part = l2.partition_of(sm_i, self.sms.len());
+                l2.write(part, r.line, r.sectors, bytes, arrive, &mut self.dram)
             }
-            fill += self.dram_half_ps;
-            // Writing the fill into the slice's data array takes its port too.
-            fill = self.l2_port[k].reserve(fill, lk.miss.count_ones() as u64 * 32);
-            self.l2[k].fill(lk.slot, lk.miss, fill);
-            if lk.miss & need != 0 {
-                ready = ready.max(fill);
-            }
-        }
-        ready
-    }
-
-    fn write_back(&mut self, line: u64, dirty: u8, t: u64) {
-        let atom = self.dev.dram.access_bytes.clamp(32, 128) as u64;
-        let per_atom = (atom / 32) as u8;
-        let mut s = 0u8;
-        while s < 4 {
-            let group = (((1u16 << per_atom) - 1) << s) as u8;
-            if dirty & group != 0 {
-                self.dram.write(line + 32 * s as u64, atom as u32, t);
-            }
-            s += per_atom;
-        }
-    }
-
-    fn store_line(&mut self, _sm_i: usize, r: &LineRequest, t: u64) -> u64 {
-        let n = r.sectors.count_ones();
-        if self.l2.is_empty() {
-            let issue = t + self.dram_half_ps;
-            if r.size == 32 {
-                for s in 0..4 {
-                    if r.sectors >> s & 1 == 1 {
-                        self.dram.write(r.line + 32 * s, 32, issue);
+            None => {
+                // Straight to the memory controller, one write per
+                // transaction, byte-masked.
+                let mut acc = arrive;
+                if r.size == 32 {
+                    for s in 0..4 {
+                        if r.sectors >> s & 1 == 1 {
+                            let partial = bytes[s as usize] != u32::MAX;
+                            acc = acc.max(self.dram.write(r.line + 32 * s, 32, partial, arrive));
+                        }
                     }
+                } else {
+                    let first = r.sectors.trailing_zeros() as usize;
+                    let n = r.size as usize / 32;
+                    let partial = bytes[first..first + n].iter().any(|&b| b != u32::MAX);
+                    acc = self.dram.write(r.line + 32 * first as u64, r.size as u32, partial, arrive);
                 }
-            } else {
-                let start = r.line + 32 * r.sectors.trailing_zeros() as u64;
-                self.dram.write(start, r.size as u32, issue);
+                acc
             }
-            return issue;
-        }
-        self.counters.l2_write_sectors += n as u64;
-        let k = self.slice_of(r.line);
-        let arrive = t + self.l2_half_ps;
-        let done = self.l2_port[k].reserve(arrive, n as u64 * 32);
-        if let Some((vline, dirty)) = self.l2[k].write(r.line, r.sectors, done) {
-            self.write_back(vline, dirty, done);
-        }
-        done
+        };
+        let ack = self.noc.reply(sm_i, accepted, 0);
+        self.sms[sm_i].release(ack);
+        ack
     }
 
     fn finish(mut self, per_sm: u32) -> (Counters, Bottlenecks) {
-        let end = self.end.max(1);
+        // The DRAM writes what its queues still hold.
+        let end = self.dram.drain(self.end).max(self.end).max(1);
         let ds = self.dram.stats();
+        if std::env::var_os("GPUSIM_DEBUG").is_some() {
+            eprintln!("{ds:?} end {end}");
+            for c in self.dram.channel_report() {
+                eprintln!("  {c:?}");
+            }
+        }
         self.counters.dram_bytes_read = ds.bytes_read;
         self.counters.dram_bytes_write = ds.bytes_written;
+        if let Some(l2) = &self.l2 {
+            let s = l2.stats();
+            self.counters.l2_read_sectors = s.read_sectors;
+            self.counters.l2_read_hits = s.read_hits;
+            self.counters.l2_write_sectors = s.write_sectors;
+        }
         let overhead_ps = (self.dev.launch.kernel_overhead_ns * 1000.0).round() as u64;
         self.counters.time_ps = end + overhead_ps;
-        let n_sm = self.dev.sm.count as f64;
+        let dev = self.dev;
+        let n_sm = dev.sm.count as f64;
         let cycles = end as f64 / self.cycle;
-        let bytes_to_sm: u64 = self.sms.iter().map(|s| s.port.busy()).sum();
-        let l2_bytes: u64 = self.l2_port.iter().map(|p| p.busy()).sum();
-        let lsu_util = self.lsu_lines as f64 / (n_sm * cycles * self.dev.sm.lsu_lines_per_cycle);
+        let endf = end as f64;
+        let lines: u64 = self.sms.iter().map(|s| s.lsu_lines()).sum();
+        let lsu_util = lines as f64 / (n_sm * cycles * dev.sm.lsu_lines_per_cycle);
+        let (req, resp) = self.noc.bytes();
+        let sum = |f: fn(&Sm) -> u64| self.sms.iter().map(f).sum::<u64>() as f64;
         let b = Bottlenecks {
             lsu_util,
             // L1 lookups go through the LSU's tag port.
-            l1_util: if self.dev.l1.is_some() { lsu_util } else { 0.0 },
-            noc_util: bytes_to_sm as f64
-                / (n_sm * cycles * self.dev.interconnect.sm_port_bytes_per_cycle),
-            l2_util: match &self.dev.l2 {
-                Some(l) => l2_bytes as f64 / (l.slices as f64 * cycles * l.slice_bytes_per_cycle),
+            l1_util: if dev.l1.is_some() { lsu_util } else { 0.0 },
+            noc_util: req.max(resp) as f64
+                / (n_sm * cycles * dev.interconnect.sm_port_bytes_per_cycle),
+            l2_util: match (&dev.l2, &self.l2) {
+                (Some(l), Some(u)) => {
+                    u.port_bytes() as f64 / (l.slices as f64 * cycles * l.slice_bytes_per_cycle)
+                }
+                _ => 0.0,
+            },
+            dram_util: ds.busy_ps as f64 / (dev.dram.channels as f64 * endf),
+            lsu_stall: sum(Sm::lsu_wait_ps) / (n_sm * endf),
+            inflight_stall: sum(Sm::inflight_wait_ps) / (n_sm * endf),
+            l2_mshr_stall: match &self.l2 {
+                Some(u) => {
+                    let (w, n) = u.mshr_wait();
+                    w as f64 / (n as f64 * endf)
+                }
                 None => 0.0,
             },
-            dram_util: ds.busy_ps as f64 / (self.dev.dram.channels as f64 * end as f64),
+            dram_queue_stall: ds.queue_wait_ps as f64 / (dev.dram.channels as f64 * endf),
             load_latency_cycles: if self.loads > 0 {
                 self.load_latency_sum / self.loads as f64 / self.cycle
             } else {
                 0.0
             },
-            achieved_occupancy: self.warp_time / (end as f64 * n_sm * self.dev.sm.max_warps as f64),
+            achieved_occupancy: self.warp_time / (endf * n_sm * dev.sm.max_warps as f64),
             blocks_per_sm: per_sm,
         };
+        debug_assert!(self.noc.last_done() <= end);
+        debug_assert!(self.l2.as_ref().map_or(0, |l| l.last_done()) <= end);
         (self.counters, b)
     }
 }

@@ -63,8 +63,15 @@ pub struct SmSpec {
     pub alu_latency_cycles: u32,
     /// Line requests (tag lookups) the load/store unit handles per cycle.
     pub lsu_lines_per_cycle: f64,
-    /// Lines with misses in flight per SM (MSHRs); loads wait for a free one.
+    /// Line requests in flight per SM beyond the L1 (MSHRs): a load miss
+    /// holds an entry until its data arrives, a store until the L2 (or the
+    /// memory controller) acknowledges it. The LSU stalls while all are
+    /// taken.
     pub max_pending_lines: u32,
+    /// Line requests the LSU's input queue holds: a warp cannot issue a
+    /// memory instruction while the LSU has more than this many lines of
+    /// work ahead of it.
+    pub lsu_queue_lines: u32,
 }
 
 /// L1 data cache.
@@ -98,6 +105,9 @@ pub struct L2Spec {
     /// Extra round-trip cycles to reach a slice in the far partition.
     #[serde(default)]
     pub far_latency_cycles: u32,
+    /// Misses in flight per slice (L2 MSHRs): a miss holds one from its
+    /// lookup until its fill; a miss that finds none free waits.
+    pub mshrs: u32,
 }
 
 fn one() -> u32 {
@@ -108,8 +118,12 @@ fn one() -> u32 {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InterconnectSpec {
-    /// Bytes per SM cycle into one SM (the response port).
+    /// Bytes per SM cycle through one SM's port, in each direction
+    /// (requests and store data out; load data and acknowledgements in).
     pub sm_port_bytes_per_cycle: f64,
+    /// Bytes of address and control in every packet (a load request, a
+    /// store's header, a reply's header, an acknowledgement).
+    pub header_bytes: u32,
 }
 
 /// Kernel launch costs.
@@ -141,6 +155,7 @@ impl DeviceSpec {
                 ("sm.issue_per_cycle", sm.issue_per_cycle),
                 ("sm.lsu_lines_per_cycle", sm.lsu_lines_per_cycle),
                 ("sm.max_pending_lines", sm.max_pending_lines as f64),
+                ("sm.lsu_queue_lines", sm.lsu_queue_lines as f64),
                 (
                     "interconnect.sm_port_bytes_per_cycle",
                     self.interconnect.sm_port_bytes_per_cycle,
@@ -180,7 +195,10 @@ impl DeviceSpec {
                 );
             }
             dram::check_values(
-                &[("l2.slice_bytes_per_cycle", l2.slice_bytes_per_cycle)],
+                &[
+                    ("l2.slice_bytes_per_cycle", l2.slice_bytes_per_cycle),
+                    ("l2.mshrs", l2.mshrs as f64),
+                ],
                 true,
             )
             .map_err(field)?;

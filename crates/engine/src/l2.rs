@@ -1,0 +1,346 @@
+//! The L2: slices (each a sectored cache with a data port and MSHRs),
+//! grouped into partitions, backed by the memory controllers.
+//!
+//! ```text
+//!  request from SM (partition p) ──▶ slice k = near copy in p, or the home slice
+//!     near slice: hit ─────────────────────────────▶ port ──▶ reply
+//!                 miss ── far hop ──▶ home slice ──┐
+//!     home slice: hit ─────────────────────────────┤
+//!                 miss ── MSHR ──▶ DRAM read(s) ──▶ fill (port) ──▶ port ──▶ reply
+//!                 dirty victim ──▶ DRAM write queue (the allocation waits for acceptance)
+//!  store ──▶ home slice: port, write with byte masks ──▶ acknowledged
+//! ```
+//!
+//! Peak: `slices x slice_bytes_per_cycle x clock` bytes through the slice
+//! ports (hits, fills and stores all move their bytes through the port).
+//! A slice's line fills whole DRAM atoms (`dram.access_bytes`): missing
+//! sibling sectors of an atom are fetched along. Dirty sectors of which
+//! only some bytes were written leave as partial writes.
+
+use crate::sm::ps;
+use crate::spec::DeviceSpec;
+use cache::{Cache, Victim};
+use dram::Dram;
+use timing::{Calendar, Pool};
+
+/// Counts of the L2, named after Nsight Compute's metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct L2Stats {
+    /// `lts__t_sectors_srcunit_tex_op_read.sum`.
+    pub read_sectors: u64,
+    /// `lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum`.
+    pub read_hits: u64,
+    /// `lts__t_sectors_srcunit_tex_op_write.sum`.
+    pub write_sectors: u64,
+}
+
+/// The L2 of one device.
+#[derive(Debug, Clone)]
+pub struct L2 {
+    slices: Vec<Cache>,
+    ports: Vec<Calendar>,
+    mshrs: Vec<Pool>,
+    partitions: usize,
+    far_half_ps: u64,
+    /// Half of the path from a slice through the memory controller.
+    mem_half_ps: u64,
+    per_atom: u8,
+    stats: L2Stats,
+}
+
+impl L2 {
+    /// Cold slices, or `None` where the device has no L2 for global data.
+    /// `mem_half_ps` is half the controller path's latency.
+    pub fn new(dev: &DeviceSpec, mem_half_ps: u64) -> Option<L2> {
+        let l = dev.l2.as_ref()?;
+        let cy = dev.cycle_ps();
+        let bucket = (32.0 * cy).ceil() as u64;
+        let cap = (l.slice_bytes_per_cycle * 32.0).floor() as u64;
+        Some(L2 {
+            slices: (0..l.slices).map(|_| Cache::new(l.slice.clone())).collect(),
+            ports: vec![Calendar::new(bucket, cap.max(1)); l.slices as usize],
+            mshrs: vec![Pool::new(l.mshrs); l.slices as usize],
+            partitions: l.partitions.max(1) as usize,
+            far_half_ps: ps(l.far_latency_cycles as f64 / 2.0, cy),
+            mem_half_ps,
+            per_atom: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
+            stats: L2Stats::default(),
+        })
+    }
+
+    /// The partition an SM is connected to.
+    pub fn partition_of(&self, sm: usize, sms: usize) -> usize {
+        sm * self.partitions / sms.max(1)
+    }
+
+    /// The home slice of a line.
+    pub fn slice_of(&self, line: u64) -> usize {
+        let n = self.slices.len() as u64;
+        let x = line / 128;
+        // XOR-fold of the line number, so that strides spread over slices.
+        let h = x ^ (x >> 7) ^ (x >> 14) ^ (x >> 21);
+        (h % n) as usize
+    }
+
+    /// The slice an SM of partition `part` asks for `line`.
+    fn near_slice(&self, part: usize, home: usize) -> usize {
+        let per = self.slices.len() / self.partitions;
+        part * per + home % per
+    }
+
+    /// Hints the host cache about the set `line` maps to.
+    pub fn prefetch(&self, line: u64) {
+        self.slices[self.slice_of(line)].prefetch(line);
+    }
+
+    /// The sectors of whole DRAM atoms covering `sectors`.
+    fn atoms_of(&self, sectors: u8) -> u8 {
+        let p = self.per_atom;
+        let mut want = 0u8;
+        for s in 0..4u8 {
+            if sectors >> s & 1 == 1 {
+                let first = s / p * p;
+                want |= (((1u16 << p) - 1) << first) as u8;
+            }
+        }
+        want
+    }
+
+    /// Reads `sectors` of `line` for an SM of partition `part`, the request
+    /// arriving at `t`; returns when the data has left the slice's port.
+    pub fn read(&mut self, part: usize, line: u64, sectors: u8, t: u64, mem: &mut Dram) -> u64 {
+        let bytes = sectors.count_ones() as u64 * 32;
+        self.stats.read_sectors += sectors.count_ones() as u64;
+        let home = self.slice_of(line);
+        let want = self.atoms_of(sectors);
+        let k = self.near_slice(part, home);
+        let ready = if k == home {
+            self.home_lookup(home, line, want, sectors, t, true, mem)
+        } else {
+            // The near partition keeps copies of lines homed in the far one;
+            // a miss there goes across to the home slice (and so to DRAM).
+            let lk = self.slices[k].read(line, want, t);
+            self.stats.read_hits += (lk.hit & sectors).count_ones() as u64;
+            let mut at = t;
+            if let Some(v) = lk.victim {
+                at = at.max(self.write_back(v, t, mem));
+            }
+            let mut ready = at;
+            if lk.hit & sectors != 0 {
+                ready = ready.max(lk.ready);
+            }
+            if lk.miss != 0 {
+                let far = self.home_lookup(
+                    home,
+                    line,
+                    lk.miss,
+                    lk.miss,
+                    at + self.far_half_ps,
+                    false,
+                    mem,
+                ) + self.far_half_ps;
+                self.slices[k].fill(lk.slot, lk.miss, far);
+                if lk.miss & sectors != 0 {
+                    ready = ready.max(far);
+                }
+            }
+            ready
+        };
+        self.ports[k].reserve(ready, bytes)
+    }
+
+    /// Looks `want` up in slice `k` at `t`, fetching misses from DRAM;
+    /// returns when the `need`ed sectors are in the slice.
+    #[allow(clippy::too_many_arguments)]
+    fn home_lookup(
+        &mut self,
+        k: usize,
+        line: u64,
+        want: u8,
+        need: u8,
+        t: u64,
+        count: bool,
+        mem: &mut Dram,
+    ) -> u64 {
+        let p = self.per_atom;
+        let atom = p as u32 * 32;
+        let lk = self.slices[k].read(line, want, t);
+        if count {
+            self.stats.read_hits += (lk.hit & need).count_ones() as u64;
+        }
+        let mut ready = t;
+        if lk.hit & need != 0 {
+            ready = ready.max(lk.ready);
+        }
+        let mut at = t;
+        if let Some(v) = lk.victim {
+            at = at.max(self.write_back(v, t, mem));
+        }
+        if lk.miss != 0 {
+            let start = self.mshrs[k].acquire(at);
+            let issue = start + self.mem_half_ps;
+            let mut fill = issue;
+            let mut s = 0u8;
+            while s < 4 {
+                let group = (((1u16 << p) - 1) << s) as u8;
+                if lk.miss & group != 0 {
+                    fill = fill.max(mem.read(line + 32 * s as u64, atom, issue));
+                }
+                s += p;
+            }
+            fill += self.mem_half_ps;
+            // Writing the fill into the slice's data array takes its port too.
+            fill = self.ports[k].reserve(fill, lk.miss.count_ones() as u64 * 32);
+            self.mshrs[k].release(fill);
+            self.slices[k].fill(lk.slot, lk.miss, fill);
+            if lk.miss & need != 0 {
+                ready = ready.max(fill);
+            }
+        }
+        ready
+    }
+
+    /// Hands a dirty victim to the memory controller at `t`; returns when
+    /// the controller has accepted every atom (the slot is free then).
+    fn write_back(&mut self, v: Victim, t: u64, mem: &mut Dram) -> u64 {
+        let p = self.per_atom;
+        let mut accepted = t;
+        let mut s = 0u8;
+        while s < 4 {
+            let group = (((1u16 << p) - 1) << s) as u8;
+            if v.dirty & group != 0 {
+                // An atom is written whole only if each of its sectors was
+                // written whole.
+                let partial = v.partial & group != 0 || v.dirty & group != group;
+                accepted = accepted.max(mem.write(
+                    v.line + 32 * s as u64,
+                    p as u32 * 32,
+                    partial,
+                    t + self.mem_half_ps,
+                ));
+            }
+            s += p;
+        }
+        accepted
+    }
+
+    /// Writes the bytes `bytes` of `sectors` of `line` from an SM of
+    /// partition `part`, the request arriving at `t`; returns when the home
+    /// slice has accepted it (the acknowledgement leaves then, back across
+    /// the partitions if the home is far).
+    pub fn write(
+        &mut self,
+        part: usize,
+        line: u64,
+        sectors: u8,
+        bytes: [u32; 4],
+        t: u64,
+        mem: &mut Dram,
+    ) -> u64 {
+        let n = sectors.count_ones() as u64;
+        self.stats.write_sectors += n;
+        let home = self.slice_of(line);
+        let far = self.near_slice(part, home) != home;
+        let arrive = if far { t + self.far_half_ps } else { t };
+        let done = self.ports[home].reserve(arrive, n * 32);
+        let mut accepted = done;
+        if let Some(v) = self.slices[home].write(line, sectors, bytes, done) {
+            accepted = accepted.max(self.write_back(v, done, mem));
+        }
+        if far {
+            accepted + self.far_half_ps
+        } else {
+            accepted
+        }
+    }
+
+    /// Forgets port intervals before `t`.
+    pub fn advance(&mut self, t: u64) {
+        for p in &mut self.ports {
+            p.advance(t);
+        }
+    }
+
+    /// Counts so far.
+    pub fn stats(&self) -> L2Stats {
+        self.stats
+    }
+
+    /// Bytes through all slice ports so far.
+    pub fn port_bytes(&self) -> u64 {
+        self.ports.iter().map(|p| p.busy()).sum()
+    }
+
+    /// Peak of all slice ports together, bytes per ps, as modelled.
+    pub fn peak_per_ps(&self) -> f64 {
+        self.ports.iter().map(|p| p.peak_per_ps()).sum()
+    }
+
+    /// The latest time a slice port is busy.
+    pub fn last_done(&self) -> u64 {
+        self.ports.iter().map(|p| p.last_done()).max().unwrap_or(0)
+    }
+
+    /// Total time misses waited for an MSHR, ps, and the number of slices.
+    pub fn mshr_wait(&self) -> (u64, usize) {
+        (
+            self.mshrs.iter().map(|m| m.wait_ps()).sum(),
+            self.mshrs.len(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(name: &str) -> DeviceSpec {
+        crate::load_device(&std::path::PathBuf::from(format!(
+            "{}/../../configs/{name}.ron",
+            env!("CARGO_MANIFEST_DIR")
+        )))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_second_read_hits_and_a_store_is_accepted_at_the_slice() {
+        let d = dev("h200");
+        let mut mem = Dram::new(d.dram.clone());
+        let mut l2 = L2::new(&d, 1000).unwrap();
+        let part = 0;
+        let home = l2.slice_of(0);
+        let line = (0..1u64 << 20)
+            .map(|i| i * 128)
+            .find(|&l| l2.slice_of(l) == home && l2.near_slice(part, l2.slice_of(l)) == l2.slice_of(l))
+            .unwrap();
+        let miss = l2.read(part, line, 0b0001, 0, &mut mem);
+        let hit = l2.read(part, line, 0b0001, miss, &mut mem);
+        assert!(hit - miss < miss, "a hit is faster than a miss");
+        assert_eq!(l2.stats().read_hits, 1);
+        let acc = l2.write(part, line, 0b0010, [u32::MAX; 4], hit, &mut mem);
+        assert!(acc >= hit);
+        assert_eq!(mem.stats().bytes_written, 0, "write-back: nothing reaches DRAM yet");
+    }
+
+    #[test]
+    fn evicting_partial_sectors_reads_them_first_where_the_memory_merges() {
+        let mut d = dev("c2050");
+        d.dram.partial_write = dram::PartialWrite::ReadModifyWrite;
+        let mut mem = Dram::new(d.dram.clone());
+        let mut l2 = L2::new(&d, 0).unwrap();
+        // Fill one slice's set with partly written lines until one leaves.
+        let home = l2.slice_of(0);
+        let lines: Vec<u64> = (0..1u64 << 24)
+            .map(|i| i * 128)
+            .filter(|&l| l2.slice_of(l) == home)
+            .take(5000)
+            .collect();
+        for &l in &lines {
+            l2.write(0, l, 0b0001, [0xf, 0, 0, 0], 0, &mut mem);
+        }
+        mem.drain(0);
+        let s = mem.stats();
+        assert!(s.read_modify_writes > 0);
+        assert_eq!(s.bytes_read, s.read_modify_writes * d.dram.access_bytes as u64);
+    }
+}

@@ -1,0 +1,110 @@
+//! The interconnect between the SMs and the L2 slices (or, on cards
+//! without an L2 for global data, the memory controllers).
+//!
+//! ```text
+//!   SM[i] ── request port (header + store data) ──▶ hop ──▶ L2 slice / controller
+//!   SM[i] ◀─ response port (header + load data, acks) ◀── hop ◀──
+//! ```
+//!
+//! Each SM has one port per direction; each carries at most
+//! `sm_port_bytes_per_cycle` bytes per SM cycle, so the peak of each
+//! direction is `sm.count x sm_port_bytes_per_cycle x clock`. Every packet
+//! carries `header_bytes` of address and control. `hop` is the one-way
+//! latency (half the unloaded L2 hit latency, or half the path through the
+//! memory controller where there is no L2).
+
+use crate::spec::DeviceSpec;
+use timing::Calendar;
+
+/// Both directions of every SM's port.
+#[derive(Debug, Clone)]
+pub struct Noc {
+    req: Vec<Calendar>,
+    resp: Vec<Calendar>,
+    hop_ps: u64,
+    header: u64,
+}
+
+impl Noc {
+    /// Idle ports; `hop_ps` is the one-way latency.
+    pub fn new(dev: &DeviceSpec, hop_ps: u64) -> Noc {
+        let cy = dev.cycle_ps();
+        // 32-cycle intervals; the interval is rounded up and the capacity
+        // down, so a port is never modelled faster than its peak.
+        let bucket = (32.0 * cy).ceil() as u64;
+        let cap = (dev.interconnect.sm_port_bytes_per_cycle * 32.0).floor() as u64;
+        let port = Calendar::new(bucket, cap.max(1));
+        let n = dev.sm.count as usize;
+        Noc {
+            req: vec![port.clone(); n],
+            resp: vec![port; n],
+            hop_ps: hop_ps.max(0),
+            header: dev.interconnect.header_bytes as u64,
+        }
+    }
+
+    /// Sends a packet with `payload` bytes from SM `sm` at `t`; returns its
+    /// arrival at the far end.
+    pub fn send(&mut self, sm: usize, t: u64, payload: u64) -> u64 {
+        self.req[sm].reserve(t, self.header + payload) + self.hop_ps
+    }
+
+    /// Returns a packet with `payload` bytes to SM `sm`, leaving the far end
+    /// at `t`; returns when it has entered the SM.
+    pub fn reply(&mut self, sm: usize, t: u64, payload: u64) -> u64 {
+        self.resp[sm].reserve(t + self.hop_ps, self.header + payload)
+    }
+
+    /// Forgets port intervals before `t`.
+    pub fn advance(&mut self, t: u64) {
+        for c in self.req.iter_mut().chain(self.resp.iter_mut()) {
+            c.advance(t);
+        }
+    }
+
+    /// Bytes carried so far in each direction (requests, responses).
+    pub fn bytes(&self) -> (u64, u64) {
+        (
+            self.req.iter().map(|c| c.busy()).sum(),
+            self.resp.iter().map(|c| c.busy()).sum(),
+        )
+    }
+
+    /// Peak of one port in bytes per ps, as modelled.
+    pub fn port_peak_per_ps(&self) -> f64 {
+        self.req.first().map(|c| c.peak_per_ps()).unwrap_or(0.0)
+    }
+
+    /// The latest time any port is busy.
+    pub fn last_done(&self) -> u64 {
+        self.req
+            .iter()
+            .chain(self.resp.iter())
+            .map(|c| c.last_done())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_carries_at_most_its_peak_and_headers_count() {
+        let d = crate::load_device(&std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../configs/c2050.ron"
+        )))
+        .unwrap();
+        let mut n = Noc::new(&d, 0);
+        let mut last = 0;
+        for _ in 0..1000 {
+            last = n.send(0, 0, 128);
+        }
+        let (req, resp) = n.bytes();
+        assert_eq!((req, resp), (1000 * (128 + 8), 0));
+        let peak_bytes_per_ps = d.interconnect.sm_port_bytes_per_cycle / d.cycle_ps();
+        assert!(req as f64 <= peak_bytes_per_ps * last as f64 * (1.0 + 1e-9));
+    }
+}

@@ -1,0 +1,276 @@
+//! The SM's side of the memory path: block launch, warp issue, the
+//! load/store unit (LSU) with its L1 and the entries for line requests in
+//! flight beyond it.
+//!
+//! ```text
+//!  warps ──▶ issue (issue_per_cycle) ──▶ LSU input queue (lsu_queue_lines)
+//!                                          │ one line request per 1/lsu_lines_per_cycle
+//!                                          ▼
+//!                       L1 tag stage ── hit ──▶ data after hit_latency_cycles
+//!                                          │ miss, or any store
+//!                                          ▼
+//!                     in-flight entries (max_pending_lines) ──▶ interconnect
+//! ```
+//!
+//! Peaks per SM: `issue_per_cycle` warp instructions and
+//! `lsu_lines_per_cycle` line requests (tag lookups) per SM cycle. Back-
+//! pressure: a warp waits to issue a memory instruction while the LSU has
+//! more than `lsu_queue_lines` lines of work queued; the LSU (in order)
+//! waits while every in-flight entry is taken.
+
+use crate::spec::DeviceSpec;
+use cache::{Cache, Lookup};
+use timing::Pool;
+
+/// Picoseconds of `cycles` SM cycles, rounded up (so that a unit is never
+/// modelled faster than its peak).
+pub(crate) fn ps_up(cycles: f64, cycle_ps: f64) -> u64 {
+    (cycles * cycle_ps).ceil() as u64
+}
+
+/// Picoseconds of `cycles` SM cycles, rounded to nearest (latencies).
+pub(crate) fn ps(cycles: f64, cycle_ps: f64) -> u64 {
+    (cycles * cycle_ps).round() as u64
+}
+
+/// Constants of an SM derived from the device file.
+#[derive(Debug, Clone, Copy)]
+pub struct SmTiming {
+    /// Time per issued warp instruction.
+    pub issue_ps: u64,
+    /// Result latency of an arithmetic instruction.
+    pub alu_ps: u64,
+    /// Time per line request in the LSU.
+    pub lsu_ps: u64,
+    /// Work the LSU input queue may hold ahead of a new instruction.
+    pub lsu_window_ps: u64,
+    /// L1 hit latency.
+    pub l1_hit_ps: u64,
+    /// Time to launch one block.
+    pub launch_ps: u64,
+}
+
+impl SmTiming {
+    /// From the device file.
+    pub fn new(dev: &DeviceSpec) -> SmTiming {
+        let cy = dev.cycle_ps();
+        let sm = &dev.sm;
+        let lsu_ps = ps_up(1.0 / sm.lsu_lines_per_cycle, cy);
+        SmTiming {
+            issue_ps: ps_up(1.0 / sm.issue_per_cycle, cy),
+            alu_ps: ps(sm.alu_latency_cycles as f64, cy),
+            lsu_ps,
+            lsu_window_ps: lsu_ps * sm.lsu_queue_lines as u64,
+            l1_hit_ps: ps(
+                dev.l1.as_ref().map(|l| l.hit_latency_cycles).unwrap_or(0) as f64,
+                cy,
+            ),
+            launch_ps: ps(dev.launch.block_launch_cycles, cy),
+        }
+    }
+}
+
+/// One SM's state.
+#[derive(Debug, Clone)]
+pub struct Sm {
+    t: SmTiming,
+    launch_free: u64,
+    issue_free: u64,
+    lsu_free: u64,
+    /// Blocks resident now.
+    pub resident: u32,
+    l1: Option<Cache>,
+    inflight: Pool,
+    lsu_lines: u64,
+    lsu_wait_ps: u64,
+}
+
+impl Sm {
+    /// An idle SM with a cold L1.
+    pub fn new(dev: &DeviceSpec, t: SmTiming) -> Sm {
+        Sm {
+            t,
+            launch_free: 0,
+            issue_free: 0,
+            lsu_free: 0,
+            resident: 0,
+            l1: dev.l1.as_ref().map(|l| Cache::new(l.cache.clone())),
+            inflight: Pool::new(dev.sm.max_pending_lines),
+            lsu_lines: 0,
+            lsu_wait_ps: 0,
+        }
+    }
+
+    /// Launches a block asked for at `t`; returns when its warps may start
+    /// (an SM launches its blocks one at a time).
+    pub fn launch(&mut self, t: u64) -> u64 {
+        let at = t.max(self.launch_free) + self.t.launch_ps;
+        self.launch_free = at;
+        at
+    }
+
+    /// Issues an arithmetic instruction ready at `t`; returns when its
+    /// result is ready.
+    pub fn issue_alu(&mut self, t: u64) -> u64 {
+        let at = t.max(self.issue_free);
+        self.issue_free = at + self.t.issue_ps;
+        at + self.t.alu_ps
+    }
+
+    /// Issues a memory instruction ready at `t` once the LSU queue has
+    /// room; returns the issue time.
+    pub fn issue_mem(&mut self, t: u64) -> u64 {
+        let slot = t.max(self.issue_free);
+        let room = self.lsu_free.saturating_sub(self.t.lsu_window_ps);
+        let at = slot.max(room);
+        self.lsu_wait_ps += at - slot;
+        self.issue_free = at + self.t.issue_ps;
+        at
+    }
+
+    /// When a warp may issue its next instruction after one issued at `t`.
+    pub fn next_issue(&self, t: u64) -> u64 {
+        t + self.t.issue_ps
+    }
+
+    /// Takes the LSU's next line slot for an instruction issued at `t`;
+    /// returns the time of its tag lookup.
+    pub fn lsu_line(&mut self, t: u64) -> u64 {
+        let at = t.max(self.lsu_free) + self.t.lsu_ps;
+        self.lsu_free = at;
+        self.lsu_lines += 1;
+        at
+    }
+
+    /// Takes an in-flight entry for a line request looked up at `t`; the
+    /// LSU waits with it. Returns when the request holds the entry.
+    pub fn acquire(&mut self, t: u64) -> u64 {
+        let at = self.inflight.acquire(t);
+        self.lsu_free = self.lsu_free.max(at);
+        at
+    }
+
+    /// Gives an in-flight entry back at `t`.
+    pub fn release(&mut self, t: u64) {
+        self.inflight.release(t);
+    }
+
+    /// The L1, where global loads are cached.
+    pub fn l1(&mut self) -> Option<&mut Cache> {
+        self.l1.as_mut()
+    }
+
+    /// Looks `sectors` of `line` up in the L1 at `t`.
+    pub fn l1_read(&mut self, line: u64, sectors: u8, t: u64) -> Option<Lookup> {
+        self.l1.as_mut().map(|c| c.read(line, sectors, t))
+    }
+
+    /// L1 hit latency.
+    pub fn l1_hit_ps(&self) -> u64 {
+        self.t.l1_hit_ps
+    }
+
+    /// Hints the host cache about the L1 set of `line`.
+    pub fn prefetch(&self, line: u64) {
+        if let Some(c) = &self.l1 {
+            c.prefetch(line);
+        }
+    }
+
+    /// Line requests handled by the LSU so far.
+    pub fn lsu_lines(&self) -> u64 {
+        self.lsu_lines
+    }
+
+    /// When the LSU finishes the work booked so far.
+    pub fn lsu_free(&self) -> u64 {
+        self.lsu_free
+    }
+
+    /// Total time warps waited for room in the LSU queue, ps.
+    pub fn lsu_wait_ps(&self) -> u64 {
+        self.lsu_wait_ps
+    }
+
+    /// Total time the LSU waited for an in-flight entry, ps.
+    pub fn inflight_wait_ps(&self) -> u64 {
+        self.inflight.wait_ps()
+    }
+}
+
+/// Byte mask per 32-byte sector of the bytes the active lanes write in
+/// `line` (128-byte aligned).
+pub fn written_bytes(width: u8, mask: u32, addrs: &[u64; 32], line: u64) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    let mut m = mask;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = addrs[lane];
+        if a / 128 * 128 != line {
+            continue;
+        }
+        let off = (a - line) as usize;
+        let bits: u64 = if width >= 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << width) - 1
+        };
+        // A word never crosses a sector (natural alignment, width <= 16).
+        out[off / 32] |= (bits << (off % 32)) as u32;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev() -> DeviceSpec {
+        crate::load_device(&std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../configs/h200.ron"
+        )))
+        .expect("config")
+    }
+
+    #[test]
+    fn a_warp_waits_when_the_lsu_queue_is_full() {
+        let d = dev();
+        let t = SmTiming::new(&d);
+        let mut sm = Sm::new(&d, t);
+        // Book twice the queue's worth of lines at time 0.
+        let issue = sm.issue_mem(0);
+        for _ in 0..2 * d.sm.lsu_queue_lines {
+            sm.lsu_line(issue);
+        }
+        let next = sm.issue_mem(0);
+        assert_eq!(next, sm.lsu_free() - t.lsu_window_ps);
+        assert!(sm.lsu_wait_ps() > 0);
+    }
+
+    #[test]
+    fn the_lsu_stalls_while_every_inflight_entry_is_taken() {
+        let d = dev();
+        let mut sm = Sm::new(&d, SmTiming::new(&d));
+        for _ in 0..d.sm.max_pending_lines {
+            let at = sm.acquire(0);
+            assert_eq!(at, 0);
+            sm.release(1_000_000);
+        }
+        assert_eq!(sm.acquire(0), 1_000_000);
+        assert_eq!(sm.lsu_free(), 1_000_000, "the LSU waited with the request");
+    }
+
+    #[test]
+    fn written_bytes_of_a_strided_store() {
+        let mut addrs = [0u64; 32];
+        for (i, a) in addrs.iter_mut().enumerate() {
+            *a = 4096 + 16 * i as u64; // 4 bytes every 16
+        }
+        let b = written_bytes(4, u32::MAX, &addrs, 4096);
+        assert_eq!(b, [0x000f_000f; 4]);
+        let full = written_bytes(16, 0b11, &addrs, 4096);
+        assert_eq!(full[0], 0xffff_ffff);
+    }
+}
