@@ -107,8 +107,9 @@ pub struct Victim {
     pub line: u64,
     /// Sectors written since the line was allocated.
     pub dirty: u8,
-    /// Dirty sectors of which only some bytes were written (the rest was
-    /// never fetched): the memory must merge them.
+    /// Sectors not entirely present: never filled, or only partly written
+    /// (the rest was never fetched). A memory atom with such a sector
+    /// cannot be written whole from the cache's data.
     pub partial: u8,
 }
 
@@ -240,7 +241,7 @@ impl Cache {
         let evicted = (old_tag != 0 && old.dirty != 0).then(|| Victim {
             line: (old_tag - 1) << self.line_shift,
             dirty: old.dirty,
-            partial: old.dirty & !old.full,
+            partial: !old.full & ((1u16 << self.sectors_per_line.min(8)) - 1) as u8,
         });
         self.tags[v] = (line >> self.line_shift) + 1;
         self.ways[v] = Way::default();
@@ -318,13 +319,18 @@ impl Cache {
     /// without fetching; [`FULL_SECTOR`] for a whole sector). A sector
     /// becomes full when all its bytes have been written. Returns a dirty
     /// victim.
+    #[allow(clippy::needless_range_loop)]
     pub fn write(&mut self, line: u64, sectors: u8, bytes: [u32; 4], ready: u64) -> Option<Victim> {
         let (i, victim) = self.allocate(line);
         let w = &mut self.ways[i];
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
                 if w.full >> s & 1 == 0 {
-                    let b = if w.valid >> s & 1 == 1 { w.written[s] } else { 0 } | bytes[s];
+                    let b = if w.valid >> s & 1 == 1 {
+                        w.written[s]
+                    } else {
+                        0
+                    } | bytes[s];
                     w.written[s] = b;
                     if b == FULL_SECTOR {
                         w.full |= 1 << s;
@@ -408,7 +414,7 @@ mod tests {
             Some(Victim {
                 line: 0,
                 dirty: 0b0001,
-                partial: 0
+                partial: 0b1110
             })
         );
     }
@@ -419,7 +425,11 @@ mod tests {
         // Two writes of 8 bytes into sector 0; 32 bytes into sector 1.
         c.write(0, 0b0011, [0xff, FULL_SECTOR, 0, 0], 0);
         c.write(0, 0b0001, [0xff00, 0, 0, 0], 0);
-        assert_eq!(c.read(0, 0b0011, 0).hit, 0b0010, "sector 0 is not all there");
+        assert_eq!(
+            c.read(0, 0b0011, 0).hit,
+            0b0010,
+            "sector 0 is not all there"
+        );
         // Sector 0 is now being fetched: full. A new partial write to sector 2.
         c.write(0, 0b0100, [0, 0, 0xf, 0], 0);
         c.read(128, 1, 0);
@@ -429,7 +439,7 @@ mod tests {
             Some(Victim {
                 line: 0,
                 dirty: 0b0111,
-                partial: 0b0100
+                partial: 0b1100
             })
         );
     }

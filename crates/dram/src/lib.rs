@@ -116,8 +116,7 @@ impl DramSpec {
     pub fn burst_ps(&self) -> u64 {
         let bytes_per_ns = self.channel_bits as f64 / 8.0 * self.data_rate_gbps;
         // Rounded up, so that the modelled bus is never faster than its peak.
-        (self.access_bytes as f64 / bytes_per_ns * 1000.0 * (1.0 + self.ecc_overhead)).ceil()
-            as u64
+        (self.access_bytes as f64 / bytes_per_ns * 1000.0 * (1.0 + self.ecc_overhead)).ceil() as u64
     }
 
     /// Checks the values.
@@ -448,8 +447,8 @@ impl Dram {
             let c = m.0;
             // Work ahead of this write: what the bus has booked, and the
             // writes queued but not yet issued.
-            let ahead =
-                self.ch[c].bus.booked_from(now) + self.ch[c].writes.len() as u64 * self.burst;
+            let ahead = self.ch[c].bus.booked_within(now, 4 * window)
+                + self.ch[c].writes.len() as u64 * self.burst;
             let mut at = now + ahead.saturating_sub(window);
             self.ch[c].write_wait_ps += at - now;
             if rmw {
@@ -584,26 +583,32 @@ mod tests {
         let first = d.read(0, 32, 0);
         // Same channel (within the 256-byte interleave): waits for the entry.
         let second = d.read(32, 32, 0);
-        assert_eq!(second, first + 2_000 + 10_000, "waits for the first, then CAS + burst");
+        assert_eq!(
+            second,
+            first + 2_000 + 10_000,
+            "waits for the first, then CAS + burst"
+        );
         assert_eq!(d.stats().queue_wait_ps, first);
     }
 
     #[test]
-    fn writes_are_accepted_until_the_queue_is_full_and_drain_at_the_end() {
+    fn writes_wait_while_the_queue_is_full_and_drain_at_the_end() {
         let mut d = Dram::new(spec());
-        // Four writes to channel 0 fill its queue and start a drain.
-        for i in 0..4 {
-            assert_eq!(d.write(i * 32, 32, false, 0), 0);
+        // 100 writes to channel 0 (inside its 256-byte interleave) at t = 0:
+        // the queue (4 writes) fills, so later ones wait for the bus.
+        let mut last = 0;
+        for i in 0..100u64 {
+            last = d.write((i % 8) * 32, 32, false, 0);
         }
-        // The fifth waits until the first drained write has left the pins.
-        let fifth = d.write(128, 32, false, 0);
-        assert!(fifth > 0);
-        let end = d.drain(fifth);
-        assert!(end > fifth);
-        assert_eq!(d.stats().bytes_written, 5 * 32);
+        let end = d.drain(last);
+        assert!(last > 0, "the queue pushed back");
+        assert_eq!(d.stats().bytes_written, 100 * 32);
         let busy = d.stats().busy_ps;
-        assert_eq!(busy, 5 * 2_000);
-        assert!(busy <= end, "one channel's bus cannot be busy longer than the run");
+        assert_eq!(busy, 100 * 2_000);
+        assert!(
+            busy <= end,
+            "one channel's bus cannot be busy longer than the run"
+        );
     }
 
     #[test]
@@ -616,6 +621,9 @@ mod tests {
         d.write(32, 32, false, 0);
         d.drain(0);
         let s = d.stats();
-        assert_eq!((s.bytes_read, s.bytes_written, s.read_modify_writes), (32, 64, 1));
+        assert_eq!(
+            (s.bytes_read, s.bytes_written, s.read_modify_writes),
+            (32, 64, 1)
+        );
     }
 }

@@ -209,9 +209,9 @@ impl L2 {
         while s < 4 {
             let group = (((1u16 << p) - 1) << s) as u8;
             if v.dirty & group != 0 {
-                // An atom is written whole only if each of its sectors was
-                // written whole.
-                let partial = v.partial & group != 0 || v.dirty & group != group;
+                // An atom is written whole only if every sector of it is
+                // entirely in the slice.
+                let partial = v.partial & group != 0;
                 accepted = accepted.max(mem.write(
                     v.line + 32 * s as u64,
                     p as u32 * 32,
@@ -311,7 +311,9 @@ mod tests {
         let home = l2.slice_of(0);
         let line = (0..1u64 << 20)
             .map(|i| i * 128)
-            .find(|&l| l2.slice_of(l) == home && l2.near_slice(part, l2.slice_of(l)) == l2.slice_of(l))
+            .find(|&l| {
+                l2.slice_of(l) == home && l2.near_slice(part, l2.slice_of(l)) == l2.slice_of(l)
+            })
             .unwrap();
         let miss = l2.read(part, line, 0b0001, 0, &mut mem);
         let hit = l2.read(part, line, 0b0001, miss, &mut mem);
@@ -319,7 +321,11 @@ mod tests {
         assert_eq!(l2.stats().read_hits, 1);
         let acc = l2.write(part, line, 0b0010, [u32::MAX; 4], hit, &mut mem);
         assert!(acc >= hit);
-        assert_eq!(mem.stats().bytes_written, 0, "write-back: nothing reaches DRAM yet");
+        assert_eq!(
+            mem.stats().bytes_written,
+            0,
+            "write-back: nothing reaches DRAM yet"
+        );
     }
 
     #[test]
@@ -341,6 +347,9 @@ mod tests {
         mem.drain(0);
         let s = mem.stats();
         assert!(s.read_modify_writes > 0);
-        assert_eq!(s.bytes_read, s.read_modify_writes * d.dram.access_bytes as u64);
+        assert_eq!(
+            s.bytes_read,
+            s.read_modify_writes * d.dram.access_bytes as u64
+        );
     }
 }

@@ -38,7 +38,7 @@ impl Noc {
         Noc {
             req: vec![port.clone(); n],
             resp: vec![port; n],
-            hop_ps: hop_ps.max(0),
+            hop_ps,
             header: dev.interconnect.header_bytes as u64,
         }
     }

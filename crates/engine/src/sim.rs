@@ -526,6 +526,9 @@ impl<'a> Simulation<'a> {
             r.size as u64
         };
         let arrive = self.noc.send(sm_i, at, data);
+        // The entry is free once the store has left through the port (the
+        // L1's miss queue); the kernel still waits for its acknowledgement.
+        self.sms[sm_i].release(arrive);
         let accepted = match &mut self.l2 {
             Some(l2) => {
                 let part = l2.partition_of(sm_i, self.sms.len());
@@ -546,26 +549,20 @@ impl<'a> Simulation<'a> {
                     let first = r.sectors.trailing_zeros() as usize;
                     let n = r.size as usize / 32;
                     let partial = bytes[first..first + n].iter().any(|&b| b != u32::MAX);
-                    acc = self.dram.write(r.line + 32 * first as u64, r.size as u32, partial, arrive);
+                    acc =
+                        self.dram
+                            .write(r.line + 32 * first as u64, r.size as u32, partial, arrive);
                 }
                 acc
             }
         };
-        let ack = self.noc.reply(sm_i, accepted, 0);
-        self.sms[sm_i].release(ack);
-        ack
+        self.noc.reply(sm_i, accepted, 0)
     }
 
     fn finish(mut self, per_sm: u32) -> (Counters, Bottlenecks) {
         // The DRAM writes what its queues still hold.
         let end = self.dram.drain(self.end).max(self.end).max(1);
         let ds = self.dram.stats();
-        if std::env::var_os("GPUSIM_DEBUG").is_some() {
-            eprintln!("{ds:?} end {end}");
-            for c in self.dram.channel_report() {
-                eprintln!("  {c:?}");
-            }
-        }
         self.counters.dram_bytes_read = ds.bytes_read;
         self.counters.dram_bytes_write = ds.bytes_written;
         if let Some(l2) = &self.l2 {

@@ -15,8 +15,8 @@
 //! Peaks per SM: `issue_per_cycle` warp instructions and
 //! `lsu_lines_per_cycle` line requests (tag lookups) per SM cycle. Back-
 //! pressure: a warp waits to issue a memory instruction while the LSU has
-//! more than `lsu_queue_lines` lines of work queued; the LSU (in order)
-//! waits while every in-flight entry is taken.
+//! more than `lsu_queue_lines` lines of work queued; a line request that
+//! leaves the SM waits while every in-flight entry is taken.
 
 use crate::spec::DeviceSpec;
 use cache::{Cache, Lookup};
@@ -142,12 +142,11 @@ impl Sm {
         at
     }
 
-    /// Takes an in-flight entry for a line request looked up at `t`; the
-    /// LSU waits with it. Returns when the request holds the entry.
+    /// Takes an in-flight entry for a line request looked up at `t`;
+    /// returns when the request holds the entry. The request waits in the
+    /// LSU's miss path; lookups behind it go on (hits under misses).
     pub fn acquire(&mut self, t: u64) -> u64 {
-        let at = self.inflight.acquire(t);
-        self.lsu_free = self.lsu_free.max(at);
-        at
+        self.inflight.acquire(t)
     }
 
     /// Gives an in-flight entry back at `t`.
@@ -250,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn the_lsu_stalls_while_every_inflight_entry_is_taken() {
+    fn a_request_waits_while_every_inflight_entry_is_taken() {
         let d = dev();
         let mut sm = Sm::new(&d, SmTiming::new(&d));
         for _ in 0..d.sm.max_pending_lines {
@@ -259,7 +258,7 @@ mod tests {
             sm.release(1_000_000);
         }
         assert_eq!(sm.acquire(0), 1_000_000);
-        assert_eq!(sm.lsu_free(), 1_000_000, "the LSU waited with the request");
+        assert!(sm.inflight_wait_ps() == 1_000_000);
     }
 
     #[test]

@@ -96,12 +96,14 @@ impl Calendar {
         self.first_open * self.bucket_ps + used * self.bucket_ps / self.cap
     }
 
-    /// Units booked at or after `t` (whole intervals from the one holding
-    /// `t`): the work queued ahead of a request arriving at `t`.
-    pub fn booked_from(&self, t: u64) -> u64 {
+    /// Units booked in the intervals from the one holding `t` to the one
+    /// holding `t + horizon`: the work queued ahead of a request arriving
+    /// at `t`, as far as it can matter to it.
+    pub fn booked_within(&self, t: u64, horizon: u64) -> u64 {
         let i = (t / self.bucket_ps).max(self.start);
+        let j = ((t + horizon) / self.bucket_ps).max(i);
         let k = (i - self.start) as usize;
-        self.used.iter().skip(k).sum()
+        self.used.iter().skip(k).take((j - i + 1) as usize).sum()
     }
 
     /// Units reserved so far.
@@ -208,7 +210,8 @@ mod tests {
         assert_eq!(c.backlog_end(), 0);
         c.reserve(0, 25);
         assert_eq!(c.backlog_end(), 250);
-        assert_eq!(c.booked_from(100), 15);
+        assert_eq!(c.booked_within(0, 1000), 25);
+        assert_eq!(c.booked_within(100, 100), 15);
     }
 
     #[test]
