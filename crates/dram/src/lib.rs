@@ -318,20 +318,6 @@ impl Dram {
         s
     }
 
-    /// Per channel: (bus busy ps, last burst done, queue wait ps), for reports.
-    pub fn channel_report(&self) -> Vec<(u64, u64, u64)> {
-        self.ch
-            .iter()
-            .map(|c| {
-                (
-                    c.busy_ps,
-                    c.bus.last_done(),
-                    c.reads_q.wait_ps() + c.write_wait_ps,
-                )
-            })
-            .collect()
-    }
-
     /// When the last burst booked so far leaves the pins.
     pub fn last_done(&self) -> u64 {
         self.ch.iter().map(|c| c.bus.last_done()).max().unwrap_or(0)

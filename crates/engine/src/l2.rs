@@ -271,11 +271,6 @@ impl L2 {
         self.ports.iter().map(|p| p.busy()).sum()
     }
 
-    /// Peak of all slice ports together, bytes per ps, as modelled.
-    pub fn peak_per_ps(&self) -> f64 {
-        self.ports.iter().map(|p| p.peak_per_ps()).sum()
-    }
-
     /// The latest time a slice port is busy.
     pub fn last_done(&self) -> u64 {
         self.ports.iter().map(|p| p.last_done()).max().unwrap_or(0)

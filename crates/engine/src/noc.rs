@@ -70,11 +70,6 @@ impl Noc {
         )
     }
 
-    /// Peak of one port in bytes per ps, as modelled.
-    pub fn port_peak_per_ps(&self) -> f64 {
-        self.req.first().map(|c| c.peak_per_ps()).unwrap_or(0.0)
-    }
-
     /// The latest time any port is busy.
     pub fn last_done(&self) -> u64 {
         self.req

@@ -86,16 +86,6 @@ impl Calendar {
         self.first_open = self.first_open.max(self.start);
     }
 
-    /// The time from which the resource has room: the start of the first
-    /// interval that is not full, plus the part of it already booked.
-    /// Everything booked before this time is work queued ahead of a new
-    /// request.
-    pub fn backlog_end(&self) -> u64 {
-        let k = (self.first_open - self.start) as usize;
-        let used = self.used.get(k).copied().unwrap_or(0);
-        self.first_open * self.bucket_ps + used * self.bucket_ps / self.cap
-    }
-
     /// Units booked in the intervals from the one holding `t` to the one
     /// holding `t + horizon`: the work queued ahead of a request arriving
     /// at `t`, as far as it can matter to it.
@@ -205,11 +195,9 @@ mod tests {
     }
 
     #[test]
-    fn backlog_ends_where_the_booked_work_ends() {
+    fn booked_work_within_a_horizon() {
         let mut c = Calendar::new(100, 10);
-        assert_eq!(c.backlog_end(), 0);
         c.reserve(0, 25);
-        assert_eq!(c.backlog_end(), 250);
         assert_eq!(c.booked_within(0, 1000), 25);
         assert_eq!(c.booked_within(100, 100), 15);
     }
