@@ -108,12 +108,25 @@ fn rel(sim: f64, reference: f64) -> f64 {
     (sim - reference) / reference
 }
 
+/// Traffic and time of the 130 cold 4 MiB points against one Nsight Compute
+/// launch each. Targets: L2 read sectors within 2%, DRAM bytes read within
+/// 10%, time within 15% on 90% of the points (117). The time target is not
+/// met; the gap is DEVIATIONS.md entry 3 ("cold, short kernels run slower on
+/// the H200 than its DRAM's steady state"), and this test asserts it as
+/// stated there, so that it fails when the gap closes or changes kind:
+/// - offset float, the kernel bound by block launch rather than DRAM, meets
+///   the target on every point;
+/// - no point is slower than the target allows (the gap is one-sided:
+///   gpusim is too fast, never too slow);
+/// - fewer than 117 points are within 15% (when the gap closes, remove it
+///   from DEVIATIONS.md and keep only the target).
 #[test]
-#[ignore = "DRAM reads 33% high on strided points since the timing-laws rework: DEVIATIONS.md 12"]
 fn h200_traffic_and_time_against_nsight_compute() {
     let reference = read_csv("tests/data/h200/ncu.csv");
     let sim = simulate_h200_4mib();
     let (mut time_ok, mut worst_l2, mut worst_dram) = (0, 0.0f64, 0.0f64);
+    let mut slowest = (f64::MIN, String::new());
+    let mut offset_float_missed = Vec::new();
     for row in &reference {
         let (_, _, _, r) = sim
             .iter()
@@ -128,12 +141,21 @@ fn h200_traffic_and_time_against_nsight_compute() {
         let time = rel(r.time_ns(), row.get("gpu__time_duration.sum"));
         worst_l2 = worst_l2.max(l2.abs());
         worst_dram = worst_dram.max(dram.abs());
+        let name = format!("{} elem {} param {}", row.experiment, row.elem, row.param);
         if time.abs() <= 0.15 {
             time_ok += 1;
+        } else if row.experiment == "offset" && row.elem == 4 {
+            offset_float_missed.push(format!("{name}: {:+.1}%", time * 100.0));
+        }
+        if time > slowest.0 {
+            slowest = (time, name);
         }
     }
     eprintln!(
-        "H200 4 MiB: time within 15% on {time_ok}/130; worst L2 read {:.2}%, DRAM read {:.2}%",
+        "H200 4 MiB: time within 15% on {time_ok}/130 (slowest {} at {:+.1}%); worst L2 read \
+         {:.2}%, DRAM read {:.2}%",
+        slowest.1,
+        slowest.0 * 100.0,
         worst_l2 * 100.0,
         worst_dram * 100.0
     );
@@ -145,12 +167,19 @@ fn h200_traffic_and_time_against_nsight_compute() {
         worst_dram <= 0.10,
         "DRAM bytes read within 10%: worst {worst_dram:.4}"
     );
-    // Known gap (DEVIATIONS.md, "cold 4 MiB kernels"): the target is 117 of
-    // 130 (90%). This fails loudly when the model gets better or worse, so
-    // the bar can move with it.
     assert!(
-        (30..117).contains(&time_ok),
-        "time within 15% on {time_ok}/130: update DEVIATIONS.md and this bound"
+        offset_float_missed.is_empty(),
+        "offset float within 15% everywhere: {offset_float_missed:?}"
+    );
+    assert!(
+        slowest.0 <= 0.15,
+        "DEVIATIONS.md 3 says gpusim is never too slow: {} at {:+.1}%",
+        slowest.1,
+        slowest.0 * 100.0
+    );
+    assert!(
+        time_ok < 117,
+        "the time target is met ({time_ok}/130): close DEVIATIONS.md 3 and drop this assertion"
     );
 }
 

@@ -23,7 +23,6 @@ fn moved(r: &PointResult) -> f64 {
 }
 
 #[test]
-#[ignore = "fails since the timing-laws rework: DEVIATIONS.md 11"]
 fn c870_offset_is_aligned_only_at_multiples_of_16() {
     let c = curve("c870", "offset", 4);
     let base = c[0].1;
@@ -43,7 +42,6 @@ fn c870_offset_is_aligned_only_at_multiples_of_16() {
 }
 
 #[test]
-#[ignore = "fails since the timing-laws rework: DEVIATIONS.md 11"]
 fn c870_stride_is_an_eighth_beyond_one() {
     let c = curve("c870", "stride", 4);
     let base = c[0].1;
@@ -135,7 +133,6 @@ fn falls_as_the_rules_predict(dev: &str, elem: i64, lo: f64, hi: f64) {
 }
 
 #[test]
-#[ignore = "fails since the timing-laws rework: DEVIATIONS.md 11"]
 fn c1060_stride_follows_the_segment_rule() {
     // Includes the non-monotone recovery past stride 16 (32-byte transactions).
     falls_as_the_rules_predict("c1060", 4, 0.75, 1.3);
@@ -143,7 +140,6 @@ fn c1060_stride_follows_the_segment_rule() {
 }
 
 #[test]
-#[ignore = "fails since the timing-laws rework: DEVIATIONS.md 11"]
 fn c2050_stride_follows_the_line_rule() {
     falls_as_the_rules_predict("c2050", 4, 0.3, 1.3);
     falls_as_the_rules_predict("c2050", 8, 0.3, 1.3);

@@ -59,7 +59,7 @@ impl L2 {
         Some(L2 {
             slices: (0..l.slices).map(|_| Cache::new(l.slice.clone())).collect(),
             ports: vec![Calendar::new(bucket, cap.max(1)); l.slices as usize],
-            mshrs: vec![Pool::new(l.mshrs); l.slices as usize],
+            mshrs: vec![Pool::new(l.mshrs, bucket); l.slices as usize],
             partitions: l.partitions.max(1) as usize,
             far_half_ps: ps(l.far_latency_cycles as f64 / 2.0, cy),
             mem_half_ps,
@@ -191,7 +191,7 @@ impl L2 {
             fill += self.mem_half_ps;
             // Writing the fill into the slice's data array takes its port too.
             fill = self.ports[k].reserve(fill, lk.miss.count_ones() as u64 * 32);
-            self.mshrs[k].release(fill);
+            self.mshrs[k].release(start, fill);
             self.slices[k].fill(lk.slot, lk.miss, fill);
             if lk.miss & need != 0 {
                 ready = ready.max(fill);
@@ -258,6 +258,9 @@ impl L2 {
     pub fn advance(&mut self, t: u64) {
         for p in &mut self.ports {
             p.advance(t);
+        }
+        for m in &mut self.mshrs {
+            m.advance(t);
         }
     }
 

@@ -227,6 +227,10 @@ impl<'a> Simulation<'a> {
                 if let Some(l2) = &mut self.l2 {
                     l2.advance(t);
                 }
+                for sm in &mut self.sms {
+                    sm.advance(t);
+                }
+                self.dram.advance(t);
             }
             if self.slots[id as usize].done {
                 self.retire(id, t);
@@ -379,6 +383,16 @@ impl<'a> Simulation<'a> {
                 self.heap.push(Reverse((ready, id)));
                 return Ok(());
             }
+            // Back-pressure: a full LSU queue or miss path holds the warp
+            // back, and it retries when there is room (so that every unit
+            // is booked in time order, not ahead of requests still to come).
+            let sm_i = s.sm as usize;
+            let room = self.sms[sm_i].mem_room(t);
+            if room > t {
+                self.slots[id as usize].pending = Some(a);
+                self.heap.push(Reverse((room, id)));
+                return Ok(());
+            }
             t = self.memory(id, &a, t);
             if t - t0 > self.quantum_ps {
                 self.heap.push(Reverse((t, id)));
@@ -464,7 +478,7 @@ impl<'a> Simulation<'a> {
         if !l1_caches {
             let at = self.sms[sm_i].acquire(t);
             let data = self.fetch(sm_i, r.line, r.sectors, r.size, at);
-            self.sms[sm_i].release(data);
+            self.sms[sm_i].release(at, data);
             return data;
         }
         let sm = &mut self.sms[sm_i];
@@ -478,7 +492,7 @@ impl<'a> Simulation<'a> {
             let at = self.sms[sm_i].acquire(t);
             let fill = self.fetch(sm_i, r.line, lk.miss, 32, at);
             let sm = &mut self.sms[sm_i];
-            sm.release(fill);
+            sm.release(at, fill);
             if let Some(l1) = sm.l1() {
                 l1.fill(lk.slot, lk.miss, fill);
             }
@@ -528,7 +542,7 @@ impl<'a> Simulation<'a> {
         let arrive = self.noc.send(sm_i, at, data);
         // The entry is free once the store has left through the port (the
         // L1's miss queue); the kernel still waits for its acknowledgement.
-        self.sms[sm_i].release(arrive);
+        self.sms[sm_i].release(at, arrive);
         let accepted = match &mut self.l2 {
             Some(l2) => {
                 let part = l2.partition_of(sm_i, self.sms.len());

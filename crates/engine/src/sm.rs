@@ -48,6 +48,9 @@ pub struct SmTiming {
     pub l1_hit_ps: u64,
     /// Time to launch one block.
     pub launch_ps: u64,
+    /// Interval in which in-flight entries are counted (32 cycles): an
+    /// entry is given out up to this late.
+    pub entry_interval_ps: u64,
 }
 
 impl SmTiming {
@@ -66,6 +69,7 @@ impl SmTiming {
                 cy,
             ),
             launch_ps: ps(dev.launch.block_launch_cycles, cy),
+            entry_interval_ps: ps_up(32.0, cy),
         }
     }
 }
@@ -95,7 +99,7 @@ impl Sm {
             lsu_free: 0,
             resident: 0,
             l1: dev.l1.as_ref().map(|l| Cache::new(l.cache.clone())),
-            inflight: Pool::new(dev.sm.max_pending_lines),
+            inflight: Pool::new(dev.sm.max_pending_lines, t.entry_interval_ps),
             lsu_lines: 0,
             lsu_wait_ps: 0,
         }
@@ -115,6 +119,22 @@ impl Sm {
         let at = t.max(self.issue_free);
         self.issue_free = at + self.t.issue_ps;
         at + self.t.alu_ps
+    }
+
+    /// The earliest time at or after `t` at which a memory instruction may
+    /// issue: the LSU input queue has room and an in-flight entry is free
+    /// (a full miss path stalls the LSU, and the LSU the warps). A warp that
+    /// must wait goes back to the scheduler until then; the wait is counted
+    /// against the unit that was full.
+    pub fn mem_room(&mut self, t: u64) -> u64 {
+        let lsu = self.lsu_free.saturating_sub(self.t.lsu_window_ps).max(t);
+        let entry = self.inflight.free_at(t);
+        if entry > lsu {
+            self.inflight.add_wait(entry - t);
+        } else {
+            self.lsu_wait_ps += lsu - t;
+        }
+        lsu.max(entry)
     }
 
     /// Issues a memory instruction ready at `t` once the LSU queue has
@@ -143,15 +163,21 @@ impl Sm {
     }
 
     /// Takes an in-flight entry for a line request looked up at `t`;
-    /// returns when the request holds the entry. The request waits in the
-    /// LSU's miss path; lookups behind it go on (hits under misses).
+    /// returns when the request holds the entry (later than `t` only when
+    /// one instruction's lines outnumber the free entries).
     pub fn acquire(&mut self, t: u64) -> u64 {
         self.inflight.acquire(t)
     }
 
-    /// Gives an in-flight entry back at `t`.
-    pub fn release(&mut self, t: u64) {
-        self.inflight.release(t);
+    /// Gives back an in-flight entry held from `from` (as returned by
+    /// [`Sm::acquire`]) to `to`.
+    pub fn release(&mut self, from: u64, to: u64) {
+        self.inflight.release(from, to);
+    }
+
+    /// Forgets bookings before `t` (every request from now on is later).
+    pub fn advance(&mut self, t: u64) {
+        self.inflight.advance(t);
     }
 
     /// The L1, where global loads are cached.
@@ -251,14 +277,35 @@ mod tests {
     #[test]
     fn a_request_waits_while_every_inflight_entry_is_taken() {
         let d = dev();
-        let mut sm = Sm::new(&d, SmTiming::new(&d));
+        let t = SmTiming::new(&d);
+        let mut sm = Sm::new(&d, t);
+        // Holds ending on an interval boundary.
+        let end = 100 * t.entry_interval_ps;
         for _ in 0..d.sm.max_pending_lines {
             let at = sm.acquire(0);
             assert_eq!(at, 0);
-            sm.release(1_000_000);
+            sm.release(at, end);
         }
-        assert_eq!(sm.acquire(0), 1_000_000);
-        assert!(sm.inflight_wait_ps() == 1_000_000);
+        assert_eq!(sm.acquire(0), end);
+        assert_eq!(sm.inflight_wait_ps(), end);
+    }
+
+    #[test]
+    fn a_warp_is_held_back_while_the_miss_path_is_full() {
+        let d = dev();
+        let t = SmTiming::new(&d);
+        let mut sm = Sm::new(&d, t);
+        assert_eq!(sm.mem_room(0), 0);
+        let end = 300 * t.entry_interval_ps;
+        for _ in 0..d.sm.max_pending_lines {
+            let at = sm.acquire(0);
+            sm.release(at, end);
+        }
+        // Every entry is held: the next instruction waits (and the wait is
+        // counted against the miss path, not the LSU queue).
+        assert_eq!(sm.mem_room(1000), end);
+        assert_eq!(sm.inflight_wait_ps(), end - 1000);
+        assert_eq!(sm.lsu_wait_ps(), 0);
     }
 
     #[test]

@@ -1,8 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// Capacity calendar: a shared resource that can do `cap` units of work in
 /// each interval of `bucket_ps`. A reservation takes the room left in the
@@ -112,52 +111,127 @@ impl Calendar {
     }
 }
 
-/// `k` identical entries (MSHRs, queue slots): a request takes the entry
-/// that frees earliest and holds it until it releases it.
+/// `k` identical entries (MSHRs, queue slots), booked on a time line.
+///
+/// The pool counts, for each interval of `bucket_ps`, the holders present
+/// at any time in it. A request ready at `t` takes an entry at the first
+/// time `>= t` in an interval with fewer than `k` holders, and holds it
+/// until [`Pool::release`]. Booked in time order, no more than `k` entries
+/// are ever held at once; a hold that ends inside an interval counts for
+/// all of it, so an entry may be given out up to one interval late. As
+/// with [`Calendar`], requests booked out of time order (one far ahead,
+/// then one ready sooner) do not wait behind each other: the earlier one
+/// uses the entries that are free at its own time.
 #[derive(Debug, Clone)]
 pub struct Pool {
-    free_at: BinaryHeap<Reverse<u64>>,
-    size: u32,
+    bucket_ps: u64,
+    k: u32,
+    start: u64,
+    /// Every interval before this one is full.
+    first_open: u64,
+    holders: VecDeque<u32>,
     /// Sum over acquisitions of the time spent waiting for an entry, ps.
     wait_ps: u64,
+    held_ps: u64,
 }
 
 impl Pool {
-    /// `k` free entries (at least one).
-    pub fn new(k: u32) -> Pool {
-        let k = k.max(1);
+    /// `k` free entries (at least one), counted in intervals of
+    /// `bucket_ps` (a fraction of the shortest hold).
+    pub fn new(k: u32, bucket_ps: u64) -> Pool {
         Pool {
-            free_at: (0..k).map(|_| Reverse(0)).collect(),
-            size: k,
+            bucket_ps: bucket_ps.max(1),
+            k: k.max(1),
+            start: 0,
+            first_open: 0,
+            holders: VecDeque::new(),
             wait_ps: 0,
+            held_ps: 0,
         }
     }
 
     /// Takes an entry for a request ready at `t`; returns when the request
-    /// holds it (`t`, or later if every entry is busy). Every acquire must
-    /// be followed by one [`Pool::release`].
+    /// holds it (`t`, or later if every entry is held then). Each acquire
+    /// is followed by one [`Pool::release`] with the time returned here.
     pub fn acquire(&mut self, t: u64) -> u64 {
-        // The heap is never empty: each acquire is paired with a release
-        // before the next acquire of the same request stream.
-        let Reverse(f) = self.free_at.pop().unwrap_or(Reverse(0));
-        let at = t.max(f);
+        let at = self.free_at(t);
         self.wait_ps += at - t;
         at
     }
 
-    /// Gives back an entry at time `t`.
-    pub fn release(&mut self, t: u64) {
-        self.free_at.push(Reverse(t));
+    /// The first time at or after `t` at which an entry is free: what
+    /// [`Pool::acquire`] would return, without taking it.
+    pub fn free_at(&self, t: u64) -> u64 {
+        let b = self.bucket_ps;
+        let mut i = (t / b).max(self.start).max(self.first_open);
+        while self
+            .holders
+            .get((i - self.start) as usize)
+            .is_some_and(|&n| n >= self.k)
+        {
+            i += 1;
+        }
+        t.max(i * b)
+    }
+
+    /// Counts `ps` of waiting for an entry that the sender spent before
+    /// asking (a sender that checks [`Pool::free_at`] first).
+    pub fn add_wait(&mut self, ps: u64) {
+        self.wait_ps += ps;
+    }
+
+    /// Gives back an entry held from `from` (as returned by
+    /// [`Pool::acquire`]) to `to`.
+    pub fn release(&mut self, from: u64, to: u64) {
+        let b = self.bucket_ps;
+        let from = from.max(self.start * b);
+        let to = to.max(from + 1);
+        self.held_ps += to - from;
+        let (k0, k1) = (
+            (from / b - self.start) as usize,
+            ((to - 1) / b - self.start) as usize,
+        );
+        if self.holders.len() <= k1 {
+            self.holders.resize(k1 + 1, 0);
+        }
+        for n in self.holders.range_mut(k0..=k1) {
+            *n += 1;
+        }
+        let mut f = (self.first_open - self.start) as usize;
+        while f < self.holders.len() && self.holders[f] >= self.k {
+            f += 1;
+        }
+        self.first_open = self.start + f as u64;
+    }
+
+    /// Forgets intervals that end before `t` (requests earlier than that
+    /// are then placed at the oldest interval kept).
+    pub fn advance(&mut self, t: u64) {
+        let b = t / self.bucket_ps;
+        while self.start + 1 < b && !self.holders.is_empty() {
+            self.holders.pop_front();
+            self.start += 1;
+        }
+        if self.holders.is_empty() && self.start < b {
+            self.start = b.saturating_sub(1);
+        }
+        self.first_open = self.first_open.max(self.start);
     }
 
     /// Number of entries.
     pub fn size(&self) -> u32 {
-        self.size
+        self.k
     }
 
     /// Total time requests waited for an entry, ps.
     pub fn wait_ps(&self) -> u64 {
         self.wait_ps
+    }
+
+    /// Total entry-time held so far, ps (the mean number of holders over a
+    /// run of length `T` is `held_ps / T`).
+    pub fn held_ps(&self) -> u64 {
+        self.held_ps
     }
 }
 
@@ -204,13 +278,27 @@ mod tests {
 
     #[test]
     fn pool_makes_the_k_plus_first_request_wait() {
-        let mut p = Pool::new(2);
+        let mut p = Pool::new(2, 10);
         let a = p.acquire(0);
-        p.release(a + 50);
+        p.release(a, a + 50);
         let b = p.acquire(0);
-        p.release(b + 70);
+        p.release(b, b + 70);
         assert_eq!(p.acquire(10), 50);
         assert_eq!(p.wait_ps(), 40);
+    }
+
+    #[test]
+    fn pool_lets_an_early_request_use_an_entry_free_at_its_time() {
+        let mut p = Pool::new(1, 10);
+        let a = p.acquire(1000);
+        p.release(a, 5000);
+        // Booked after, ready before: the entry is free until 1000.
+        let b = p.acquire(0);
+        assert_eq!(b, 0);
+        p.release(b, 900);
+        // Ready while the first holds the entry: waits for it.
+        assert_eq!(p.free_at(2000), 5000);
+        assert_eq!(p.acquire(2000), 5000);
     }
 
     proptest! {
@@ -235,14 +323,14 @@ mod tests {
         #[test]
         fn pool_never_has_more_than_k_holders(reqs in prop::collection::vec((0u64..1000, 1u64..300), 1..200),
                                               k in 1u32..8) {
-            let mut p = Pool::new(k);
+            let mut p = Pool::new(k, 1);
             let mut held: Vec<(u64, u64)> = Vec::new();
             let mut reqs = reqs;
             reqs.sort();
             for (t, dur) in reqs {
                 let at = p.acquire(t);
                 prop_assert!(at >= t);
-                p.release(at + dur);
+                p.release(at, at + dur);
                 held.push((at, at + dur));
             }
             for &(s, _) in &held {
