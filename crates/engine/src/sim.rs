@@ -17,8 +17,11 @@
 //! On cards without an L2 for global data the interconnect leads straight
 //! to the memory controllers. Every unit is a [`timing::Calendar`] (a
 //! throughput) or a [`timing::Pool`] (entries), so no unit does more than
-//! its capacity, and a full pool makes its sender wait (back-pressure, up to
-//! the warp). The kernel ends when every warp has retired, every store has
+//! its capacity, and a full pool makes its sender wait. Back-pressure
+//! reaches the warp: a warp whose SM has no room in its LSU queue or no
+//! free in-flight entry goes back to the scheduler until there is, so units
+//! are booked close to time order (a warp that booked ahead of the others
+//! would make their earlier requests queue behind its later ones). The kernel ends when every warp has retired, every store has
 //! been acknowledged (by the L2, or by the memory controller where there is
 //! none) and the DRAM has written what its queues hold. Everything is
 //! integer picoseconds, so a run is exactly reproducible.
