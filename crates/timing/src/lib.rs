@@ -3,6 +3,18 @@
 
 use std::collections::VecDeque;
 
+/// Drops the intervals of `v` (the first being number `start`) that end
+/// before interval `b` starts, keeping the one just before it.
+fn forget_before<T>(v: &mut VecDeque<T>, start: &mut u64, b: u64) {
+    while *start + 1 < b && !v.is_empty() {
+        v.pop_front();
+        *start += 1;
+    }
+    if v.is_empty() && *start < b {
+        *start = b.saturating_sub(1);
+    }
+}
+
 /// Capacity calendar: a shared resource that can do `cap` units of work in
 /// each interval of `bucket_ps`. A reservation takes the room left in the
 /// first intervals at or after its time, spilling into later intervals when
@@ -74,14 +86,7 @@ impl Calendar {
     /// Forgets intervals that end before `t` (reservations earlier than
     /// that are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
-        let b = t / self.bucket_ps;
-        while self.start + 1 < b && !self.used.is_empty() {
-            self.used.pop_front();
-            self.start += 1;
-        }
-        if self.used.is_empty() && self.start < b {
-            self.start = b.saturating_sub(1);
-        }
+        forget_before(&mut self.used, &mut self.start, t / self.bucket_ps);
         self.first_open = self.first_open.max(self.start);
     }
 
@@ -132,7 +137,6 @@ pub struct Pool {
     holders: VecDeque<u32>,
     /// Sum over acquisitions of the time spent waiting for an entry, ps.
     wait_ps: u64,
-    held_ps: u64,
 }
 
 impl Pool {
@@ -146,7 +150,6 @@ impl Pool {
             first_open: 0,
             holders: VecDeque::new(),
             wait_ps: 0,
-            held_ps: 0,
         }
     }
 
@@ -186,7 +189,6 @@ impl Pool {
         let b = self.bucket_ps;
         let from = from.max(self.start * b);
         let to = to.max(from + 1);
-        self.held_ps += to - from;
         let (k0, k1) = (
             (from / b - self.start) as usize,
             ((to - 1) / b - self.start) as usize,
@@ -207,14 +209,7 @@ impl Pool {
     /// Forgets intervals that end before `t` (requests earlier than that
     /// are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
-        let b = t / self.bucket_ps;
-        while self.start + 1 < b && !self.holders.is_empty() {
-            self.holders.pop_front();
-            self.start += 1;
-        }
-        if self.holders.is_empty() && self.start < b {
-            self.start = b.saturating_sub(1);
-        }
+        forget_before(&mut self.holders, &mut self.start, t / self.bucket_ps);
         self.first_open = self.first_open.max(self.start);
     }
 
@@ -226,12 +221,6 @@ impl Pool {
     /// Total time requests waited for an entry, ps.
     pub fn wait_ps(&self) -> u64 {
         self.wait_ps
-    }
-
-    /// Total entry-time held so far, ps (the mean number of holders over a
-    /// run of length `T` is `held_ps / T`).
-    pub fn held_ps(&self) -> u64 {
-        self.held_ps
     }
 }
 
