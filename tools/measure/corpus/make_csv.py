@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Builds the corpus CSVs that `gpusim validate` replays, from raw results.
+
+Usage: tools/measure/corpus/make_csv.py   (from the repository root)
+
+Reads tools/measure/corpus/results/{ncu.csv,ncu_warm.csv,time.csv} and the
+earlier measurements tests/data/h200/{ncu.csv,timing.csv} (seed 002) and
+tests/data/h200/stores/{ncu.csv,time.csv}; writes, under
+tests/data/h200/corpus/:
+
+  corpus.csv   one row per case of corpus.cu (cold ncu launch)
+  seed002.csv  seed 002's offset/stride kernels: 4 MiB counters and times
+               (ncu, cold) and 256 MiB times (events, warm back to back)
+  stores.csv   tests/data/h200/stores: seed 001's clear kernels,
+               partial-sector stores and 16-byte store streams (ncu, cold)
+
+and tools/measure/corpus/results/streams_warm.csv, the streams' second,
+L2-warm launch (ncu, no flush; the model always starts cold, so this one is
+for reading, not replaying).
+
+Columns: family, params (the workload's parameters, NAME=VALUE;...),
+time_ns (the reference kernel time), time_source, then Nsight Compute
+metrics under their own names. A blank cell is a quantity not measured.
+"""
+import csv
+import os
+import statistics
+
+RES = "tools/measure/corpus/results"
+DST = "tests/data/h200/corpus"
+METRICS = [
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "lts__t_sectors_srcunit_tex_op_write.sum",
+    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum",
+    "lts__t_requests_srcunit_tex_op_read.sum",
+    "lts__t_requests_srcunit_tex_op_write.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld.sum",
+    "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__cycles_elapsed.avg.per_second",
+    "launch__registers_per_thread",
+]
+HEAD = ["family", "params", "time_ns", "time_source", "time_warm_ns"] + METRICS
+
+
+def num(text):
+    """A number, or None for ncu's "n/a" (a metric this chip does not count)."""
+    text = text.replace(",", "")
+    return None if text == "n/a" else float(text)
+
+
+def fmt(v):
+    if v is None or v == "":
+        return ""
+    v = float(v)
+    return str(int(v)) if v == int(v) and abs(v) < 1e15 else f"{v:.6g}"
+
+
+def parse_ncu(path):
+    """(cases in launch order, {launch id: {metric: value}})."""
+    lines = open(path, errors="replace").read().splitlines()
+    cases = [l.split(",")[1:] for l in lines if l.startswith("CASE,")]
+    table = [l for l in lines if l.startswith('"')]
+    per = {}
+    for r in csv.DictReader(table):
+        if r["ID"] == "ID":
+            continue
+        per.setdefault(int(r["ID"]), {})[r["Metric Name"]] = num(r["Metric Value"])
+    assert len(per) == len(cases), (path, len(per), len(cases))
+    return cases, per
+
+
+def write(name, rows, dst=DST):
+    with open(os.path.join(dst, name), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEAD)
+        for r in rows:
+            w.writerow([fmt(r.get(h)) if h not in ("family", "params", "time_source") else r.get(h, "") for h in HEAD])
+    print(f"{name}: {len(rows)} rows")
+
+
+def corpus():
+    warm = {}
+    with open(f"{RES}/time.csv") as f:
+        for r in csv.DictReader(f):
+            warm[(r["family"], r["params"])] = float(r["ms_per_launch"]) * 1e6
+            assert r["check_bad_words"] == "0", r
+    cases, per = parse_ncu(f"{RES}/ncu.csv")
+    rows = []
+    for i, (idx, fam, params, rep) in enumerate(cases):
+        m = per[i]
+        row = {"family": fam, "params": params, "time_ns": m["gpu__time_duration.sum"],
+               "time_source": "ncu_cold", "time_warm_ns": warm[(fam, params)]}
+        row.update({k: m.get(k) for k in METRICS})
+        rows.append(row)
+    write("corpus.csv", rows)
+    cases, per = parse_ncu(f"{RES}/ncu_warm.csv")
+    rows = []
+    for i, (idx, fam, params, rep) in enumerate(cases):
+        if rep != "1":
+            continue
+        m = per[i]
+        row = {"family": fam + "_warm", "params": params, "time_ns": m["gpu__time_duration.sum"],
+               "time_source": "ncu_second_launch_no_flush", "time_warm_ns": warm[(fam, params)]}
+        row.update({k: m.get(k) for k in METRICS})
+        rows.append(row)
+    write("streams_warm.csv", rows, RES)
+
+
+def seed002():
+    rows = []
+    with open("tests/data/h200/ncu.csv") as f:
+        for r in csv.DictReader(f):
+            exp = r["experiment"]
+            params = f"nMB={r['size_mb']};elem={r['elem']};{exp}={r['param']}"
+            row = {"family": f"seed002_{exp}_4mib", "params": params,
+                   "time_ns": num(r["gpu__time_duration.sum"]), "time_source": "ncu_cold"}
+            row.update({k: r.get(k) for k in METRICS if k in r})
+            rows.append(row)
+    with open("tests/data/h200/timing.csv") as f:
+        for r in csv.DictReader(f):
+            if r["size_mb"] != "256":
+                continue
+            exp = r["experiment"]
+            params = f"nMB=256;elem={r['elem']};{exp}={r['param']}"
+            rows.append({"family": f"seed002_{exp}_256mib", "params": params,
+                         "time_ns": float(r["ms_batch"]) * 1e6, "time_source": "events_warm_batch",
+                         "time_warm_ns": float(r["ms_batch"]) * 1e6})
+    write("seed002.csv", rows)
+
+
+def stores():
+    warm = {}
+    with open("tests/data/h200/stores/time.csv") as f:
+        for r in csv.DictReader(f):
+            warm[(r["kernel"], r["params"])] = float(r["ms_per_launch"]) * 1e6
+    rows = []
+    seen = set()
+    with open("tests/data/h200/stores/ncu.csv") as f:
+        for r in csv.DictReader(f):
+            kernel, p = r["kernel"], r["params"]
+            if kernel in ("clear_four_ptx", "fill_coalesced", "store16_gridstride"):
+                continue  # same workload as another row (identical SASS or pattern)
+            kv = dict(x.split("=") for x in p.split(";"))
+            if kernel == "partial_store":
+                params, fam = f"fMB={int(kv['footprint']) >> 20};k={kv['k']}", "partial_store"
+            elif kernel == "store16":
+                params, fam = f"fMB={int(kv['footprint']) >> 20}", "store16"
+            else:
+                params, fam = f"n={kv['n']}", kernel
+            if (fam, params) in seen:
+                continue  # the footprint sweep repeats the main run's 16 MiB cases
+            seen.add((fam, params))
+            row = {"family": fam, "params": params, "time_ns": num(r["gpu__time_duration.sum"]),
+                   "time_source": "ncu_cold", "time_warm_ns": warm.get((kernel, p))}
+            row.update({k: r.get(k) for k in METRICS if k in r})
+            rows.append(row)
+    write("stores.csv", rows)
+
+
+if __name__ == "__main__":
+    corpus()
+    seed002()
+    stores()
