@@ -12,7 +12,8 @@
 //! ```
 //!
 //! Peak: `slices x slice_bytes_per_cycle x clock` bytes through the slice
-//! ports (hits, fills and stores all move their bytes through the port).
+//! ports (hits, fills and stores all move their bytes through the port);
+//! stores alone, `slices x slice_write_bytes_per_cycle x clock`.
 //! A slice's line fills whole DRAM atoms (`dram.access_bytes`): missing
 //! sibling sectors of an atom are fetched along. Dirty sectors of which
 //! only some bytes were written leave as partial writes.
@@ -45,6 +46,8 @@ pub struct L2 {
     /// Half of the path from a slice through the memory controller.
     mem_half_ps: u64,
     per_atom: u8,
+    /// Port bytes a stored sector takes: 32 x read rate / write rate.
+    write_port_bytes: u64,
     stats: L2Stats,
 }
 
@@ -64,6 +67,10 @@ impl L2 {
             far_half_ps: ps(l.far_latency_cycles as f64 / 2.0, cy),
             mem_half_ps,
             per_atom: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
+            write_port_bytes: (32.0 * l.slice_bytes_per_cycle
+                / l.slice_write_bytes_per_cycle
+                    .unwrap_or(l.slice_bytes_per_cycle))
+            .ceil() as u64,
             stats: L2Stats::default(),
         })
     }
@@ -242,7 +249,7 @@ impl L2 {
         let home = self.slice_of(line);
         let far = self.near_slice(part, home) != home;
         let arrive = if far { t + self.far_half_ps } else { t };
-        let done = self.ports[home].reserve(arrive, n * 32);
+        let done = self.ports[home].reserve(arrive, n * self.write_port_bytes);
         let mut accepted = done;
         if let Some(v) = self.slices[home].write(line, sectors, bytes, done) {
             accepted = accepted.max(self.write_back(v, done, mem));

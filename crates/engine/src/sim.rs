@@ -168,7 +168,7 @@ impl<'a> Simulation<'a> {
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
             cycle,
-            quantum_ps: ps(64.0, cycle),
+            quantum_ps: 0,
             next_block: 0,
             end: 0,
             counters: Counters::default(),

@@ -96,6 +96,12 @@ pub struct L2Spec {
     pub hit_latency_cycles: u32,
     /// Bytes one slice returns per SM cycle.
     pub slice_bytes_per_cycle: f64,
+    /// Bytes one slice accepts from stores per SM cycle, where writing is
+    /// slower than reading (default: `slice_bytes_per_cycle`). Stores share
+    /// the slice's port with hits and fills: a stored sector holds it for
+    /// `32 / slice_write_bytes_per_cycle` cycles.
+    #[serde(default)]
+    pub slice_write_bytes_per_cycle: Option<f64>,
     /// Partitions the slices are split into (default 1). With 2, each
     /// partition caches the lines its own SMs use, keeping copies of lines
     /// homed in the other; a miss in the near partition goes to the home
@@ -197,6 +203,11 @@ impl DeviceSpec {
             dram::check_values(
                 &[
                     ("l2.slice_bytes_per_cycle", l2.slice_bytes_per_cycle),
+                    (
+                        "l2.slice_write_bytes_per_cycle",
+                        l2.slice_write_bytes_per_cycle
+                            .unwrap_or(l2.slice_bytes_per_cycle),
+                    ),
                     ("l2.mshrs", l2.mshrs as f64),
                 ],
                 true,

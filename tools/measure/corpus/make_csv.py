@@ -154,6 +154,9 @@ def stores():
                 params, fam = f"fMB={int(kv['footprint']) >> 20};k={kv['k']}", "partial_store"
             elif kernel == "store16":
                 params, fam = f"fMB={int(kv['footprint']) >> 20}", "store16"
+            elif kernel == "clear_stride_loop":
+                # measured with one thread per element (grid n/256)
+                params, fam = f"n={kv['n']};full=1", kernel
             else:
                 params, fam = f"n={kv['n']}", kernel
             if (fam, params) in seen:
