@@ -1,8 +1,11 @@
 //! The timed simulation of one kernel launch: the wiring of the units.
 //!
 //! Event-driven at warp granularity: a binary heap orders warps by the time
-//! they can next issue; a warp runs until it must wait (for a loaded value,
-//! or after a short quantum so that warps stay near each other in time).
+//! they can next issue; a warp issues instructions while its time is the
+//! heap's (the earliest), and goes back to the heap as soon as its next
+//! instruction is later, so that every warp books the SM's issue slots, LSU
+//! and the units beyond in time order (a warp running ahead would take
+//! slots that warps ready earlier should have had).
 //! Each memory instruction is coalesced ([`lsu::Rule`]) into line requests,
 //! which the units reserve along their path when the instruction issues:
 //!
@@ -120,7 +123,6 @@ pub struct Simulation<'a> {
     scratch: Scratch,
     lines: Vec<LineRequest>,
     cycle: f64,
-    quantum_ps: u64,
     // Progress.
     next_block: u64,
     end: u64,
@@ -168,7 +170,6 @@ impl<'a> Simulation<'a> {
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
             cycle,
-            quantum_ps: 0,
             next_block: 0,
             end: 0,
             counters: Counters::default(),
@@ -352,7 +353,7 @@ impl<'a> Simulation<'a> {
                         Step::Alu => {
                             t = self.sms[s.sm as usize].issue_alu(t);
                             self.counters.warp_instructions += 1;
-                            if t - t0 > self.quantum_ps {
+                            if t > t0 {
                                 self.heap.push(Reverse((t, id)));
                                 return Ok(());
                             }
@@ -397,7 +398,7 @@ impl<'a> Simulation<'a> {
                 return Ok(());
             }
             t = self.memory(id, &a, t);
-            if t - t0 > self.quantum_ps {
+            if t > t0 {
                 self.heap.push(Reverse((t, id)));
                 return Ok(());
             }
