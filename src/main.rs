@@ -5,6 +5,7 @@ mod explain;
 mod output;
 mod plot;
 mod progress;
+mod validate;
 
 use clap::{Args, Parser, Subcommand};
 use engine::{DeviceSpec, Diag, FileKind, LoadedWorkload, PointResult};
@@ -63,6 +64,40 @@ enum Cmd {
     /// Show, for one warp, how each memory instruction's addresses become transactions.
     #[command(after_long_help = explain::HELP)]
     Explain(ExplainArgs),
+    /// Replay every committed hardware measurement and report the model's error per family.
+    #[command(
+        after_long_help = validate::HELP,
+        after_help = "See `gpusim validate --help` for what is compared and the exit status."
+    )]
+    Validate(ValidateArgs),
+}
+
+#[derive(Args)]
+struct ValidateArgs {
+    /// Directory holding one folder per device with its manifest.ron.
+    #[arg(long, value_name = "DIR", default_value = "tests/data")]
+    data: PathBuf,
+    /// Only this device's measurements (repeatable).
+    #[arg(long, value_name = "NAME")]
+    device: Vec<String>,
+    /// Only this family (repeatable).
+    #[arg(long, value_name = "NAME")]
+    family: Vec<String>,
+    /// Only the cases each family lists under `ci` (a few minutes in all).
+    #[arg(long)]
+    ci: bool,
+    /// Write every case (simulated, measured, error) as CSV to this file ("-" for stdout).
+    #[arg(long, value_name = "PATH")]
+    csv: Option<PathBuf>,
+    /// Plot simulated against measured time (log-log) to an .svg or .png file.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+    /// Worker threads (default: all cores). Output does not depend on it.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// No progress bar and no timing line.
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -242,6 +277,16 @@ fn main() -> ExitCode {
             print!("{text}");
             Ok(())
         })(),
+        Cmd::Validate(a) => validate::validate(&validate::Options {
+            data: a.data,
+            devices: a.device,
+            families: a.family,
+            ci: a.ci,
+            csv: a.csv,
+            plot: a.plot,
+            jobs: a.jobs,
+            quiet: a.quiet,
+        }),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -497,6 +497,154 @@ fn marker<C, DB: DrawingBackend>(at: C, shape: Marker, colour: RGBColor) -> Mark
         + PathElement::new(outline, ShapeStyle::from(&colour).stroke_width(2))
 }
 
+/// One family of points on a [`scatter`] plot.
+pub struct ScatterSeries {
+    /// Legend label.
+    pub label: String,
+    /// (measured, simulated) pairs, both positive.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A log-log plot of simulated against measured values, a colour and marker
+/// per series, with the line y = x and dashed lines at +/- `band` (a
+/// fraction). The format follows the extension (`.svg` or `.png`).
+pub fn scatter(
+    path: &Path,
+    title: &str,
+    axis: &str,
+    band: f64,
+    series: &[ScatterSeries],
+) -> Result<(), Diag> {
+    let fail = |message: String| Diag {
+        file: Some(path.display().to_string()),
+        ..Diag::msg(message)
+    };
+    let svg = match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => true,
+        Some(e) if e.eq_ignore_ascii_case("png") => false,
+        _ => {
+            return Err(fail(
+                "cannot tell the plot format: the file name must end in .svg or .png".into(),
+            ))
+        }
+    };
+    let all = series.iter().flat_map(|s| s.points.iter());
+    let (lo, hi) = all.fold((f64::MAX, 0.0f64), |(lo, hi), &(x, y)| {
+        (lo.min(x).min(y), hi.max(x).max(y))
+    });
+    if hi <= 0.0 {
+        return Err(fail("nothing to plot: no measured times".into()));
+    }
+    let range = (lo / 1.5, hi * 1.5);
+    register_font().map_err(fail)?;
+    if svg {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+            draw_scatter(&root, title, axis, band, range, series).map_err(&fail)?;
+            root.present()
+                .map_err(|e| fail(format!("cannot draw: {e}")))?;
+        }
+        std::fs::write(path, text).map_err(|e| fail(format!("cannot write: {e}")))
+    } else {
+        std::fs::File::create(path).map_err(|e| fail(format!("cannot write: {e}")))?;
+        let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+        draw_scatter(&root, title, axis, band, range, series).map_err(&fail)?;
+        root.present()
+            .map_err(|e| fail(format!("cannot write: {e}")))
+    }
+}
+
+fn draw_scatter<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    axis: &str,
+    band: f64,
+    (lo, hi): (f64, f64),
+    series: &[ScatterSeries],
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("cannot draw: {e}");
+    root.fill(&WHITE).map_err(e)?;
+    let body = root
+        .margin(12, 4, 4, 4)
+        .titled(title, font(30.0))
+        .map_err(e)?;
+    let legend_font = font(16.0);
+    let mut label_w = 0;
+    for s in series {
+        label_w = label_w.max(
+            body.estimate_text_size(&s.label, &legend_font)
+                .map_err(e)?
+                .0,
+        );
+    }
+    let legend_w = (label_w + 50).min(SIZE.0 / 2);
+    let (width, _) = body.dim_in_pixel();
+    let (area, legend) = body.split_horizontally(width.saturating_sub(legend_w));
+    let mut chart = ChartBuilder::on(&area)
+        .margin(10)
+        .margin_right(25)
+        .x_label_area_size(60)
+        .y_label_area_size(90)
+        .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
+        .map_err(e)?;
+    let fmt = |v: &f64| {
+        if *v >= 1000.0 {
+            format!("{:.0}", v)
+        } else {
+            format!("{v:.3}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(format!("measured {axis}"))
+        .y_desc(format!("simulated {axis}"))
+        .axis_desc_style(font(20.0))
+        .label_style(font(16.0))
+        .bold_line_style(RGBColor(0xDD, 0xDD, 0xDD))
+        .light_line_style(RGBColor(0xF3, 0xF3, 0xF3))
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&fmt)
+        .draw()
+        .map_err(e)?;
+    let grey = ShapeStyle::from(&RGBColor(0x60, 0x60, 0x60)).stroke_width(1);
+    chart
+        .draw_series(LineSeries::new([(lo, lo), (hi, hi)], grey))
+        .map_err(e)?;
+    for f in [1.0 - band, 1.0 + band] {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(lo, lo * f), (hi, hi * f)],
+                8,
+                6,
+                grey,
+            ))
+            .map_err(e)?;
+    }
+    for (i, s) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let shape = MARKERS[(i / COLOURS.len() + i) % MARKERS.len()];
+        chart
+            .draw_series(s.points.iter().map(|&p| marker(p, shape, colour)))
+            .map_err(e)?;
+    }
+    let (_, legend_h) = legend.dim_in_pixel();
+    let n = series.len().max(1) as u32;
+    let row = (legend_h.saturating_sub(40) / n).clamp(8, 26) as i32;
+    let text = legend_font.pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, s) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let shape = MARKERS[(i / COLOURS.len() + i) % MARKERS.len()];
+        let y = 20 + row / 2 + i as i32 * row;
+        legend.draw(&marker((18, y), shape, colour)).map_err(e)?;
+        legend.draw_text(&s.label, &text, (34, y)).map_err(e)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@ mod plot;
 mod reference;
 mod seed_rules;
 mod shapes;
+mod validate;
 
 use engine::{DeviceSpec, LoadedWorkload, PointResult};
 use std::path::PathBuf;

@@ -99,6 +99,13 @@ fn parse<T: serde::de::DeserializeOwned>(path: &Path, src: &str) -> Result<T, Di
     })
 }
 
+/// Reads a RON file of any serde type (e.g. a validation manifest), with
+/// the file, line and column of a syntax or field error.
+pub fn load_ron<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Diag> {
+    let src = read(path)?;
+    parse(path, &src)
+}
+
 /// Reads and validates a device config.
 pub fn load_device(path: &Path) -> Result<DeviceSpec, Diag> {
     let src = read(path)?;

@@ -1,0 +1,138 @@
+//! `gpusim validate`: the mechanics on a fixture, and the CI subset of the
+//! H200 corpus against its manifest's targets and named gaps.
+
+use super::cli::gpusim;
+use super::*;
+
+const FIXTURE: &str = "tests/data/validate-fixture";
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusim-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn validate_help_teaches() {
+    let (ok, out, _) = gpusim(&["validate", "--help"]);
+    assert!(ok);
+    for s in [
+        "EXIT STATUS",
+        "MAPE",
+        "--family",
+        "--ci",
+        "gpu__time_duration.sum",
+    ] {
+        assert!(out.contains(s), "{s}: {out}");
+    }
+}
+
+#[test]
+fn a_family_within_its_targets_passes_and_writes_csv_and_plot() {
+    let (csv, svg) = (tmp("ok.csv"), tmp("ok.svg"));
+    let (ok, out, err) = gpusim(&[
+        "validate",
+        "--data",
+        FIXTURE,
+        "--family",
+        "measured",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}\n{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("measured"))
+        .expect("row");
+    assert!(row.ends_with("met"), "{row}");
+    assert!(row.contains("1/1"), "{row}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("device,family,params,requests_exact,sectors_exact,l2_read_sim"));
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("tiny,measured,nMB=1,1,1,"));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("measured"));
+}
+
+#[test]
+fn a_family_missing_its_target_fails_with_the_table_printed() {
+    let (ok, out, err) = gpusim(&["validate", "--data", FIXTURE, "-q"]);
+    assert!(!ok);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("wrong_time"))
+        .expect("row");
+    assert!(row.contains("MISSED time MAPE 10%"), "{row}");
+    assert!(row.contains("-9"), "{row}");
+    assert!(err.contains("1 family missed its thresholds"), "{err}");
+    // --ci runs only the families that list cases for it.
+    let (ok, out, err) = gpusim(&["validate", "--data", FIXTURE, "--ci", "-q"]);
+    assert!(ok, "{out}\n{err}");
+    assert!(!out.contains("wrong_time"));
+}
+
+#[test]
+fn validate_bad_input_names_the_file_and_line() {
+    let dir = tmp("bad");
+    let dev = dir.join("dev");
+    std::fs::create_dir_all(&dev).unwrap();
+    let manifest = std::fs::read_to_string(repo(&format!("{FIXTURE}/tiny/manifest.ron")))
+        .unwrap()
+        .replace("device: \"tiny\"", "device: \"bad\"");
+    let cases = dev.join("cases.csv");
+    let m = manifest.replace(
+        "tests/data/validate-fixture/tiny/cases.csv",
+        cases.to_str().unwrap(),
+    );
+    let data = dir.to_str().unwrap();
+    let case = |csv: &str, manifest: &str| {
+        std::fs::write(&cases, csv).unwrap();
+        std::fs::write(dev.join("manifest.ron"), manifest).unwrap();
+        let (ok, _, err) = gpusim(&["validate", "--data", data, "-q"]);
+        assert!(!ok);
+        err
+    };
+    let good = "family,params,time_ns\nmeasured,nMB=1,2592\n";
+    let err = case("family,params,time_ns\nmeasured,nMB=1,2.5k\n", &m);
+    assert!(
+        err.contains("cases.csv:2:") && err.contains("`2.5k` is not a number"),
+        "{err}"
+    );
+    let err = case("family,params,time_ns\nmeasured,nMB=x,2592\n", &m);
+    assert!(
+        err.contains("cases.csv:2:") && err.contains("not an integer"),
+        "{err}"
+    );
+    let err = case("family,params,time_ns\nmeasured,block=256,2592\n", &m);
+    assert!(
+        err.contains("cases.csv:2:") && err.contains("must pin every swept parameter"),
+        "{err}"
+    );
+    let err = case("family,params,time_ns\nmeasured,nMB=1;wide=2,2592\n", &m);
+    assert!(
+        err.contains("cases.csv:2:") && err.contains("wide"),
+        "{err}"
+    );
+    let err = case(good, &m.replace("method:", "methd:"));
+    assert!(
+        err.contains("manifest.ron:") && err.contains("methd"),
+        "{err}"
+    );
+    let (ok, _, err) = gpusim(&["validate", "--data", FIXTURE, "--family", "nope"]);
+    assert!(!ok && err.contains("measured, wrong_time"), "{err}");
+}
+
+/// The CI subset of the H200 corpus: every family meets its targets or stays
+/// within the gap DEVIATIONS.md names for it (the manifest's `gap`).
+#[test]
+fn h200_corpus_ci_subset_meets_targets_or_named_gaps() {
+    let (ok, out, err) = gpusim(&["validate", "--device", "h200", "--ci", "-q"]);
+    assert!(ok, "{out}\n{err}");
+    assert!(!out.contains("MISSED"), "{out}");
+}
