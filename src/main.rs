@@ -92,12 +92,26 @@ struct ValidateArgs {
     /// Plot simulated against measured time (log-log) to an .svg or .png file.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
-    /// Worker threads (default: all cores). Output does not depend on it.
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: JobsArg,
     /// No progress bar and no timing line.
     #[arg(short, long)]
     quiet: bool,
+}
+
+#[derive(Args)]
+struct JobsArg {
+    /// Worker threads (default: all cores). Output does not depend on it.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+}
+
+/// The rayon pool for `-j N` (all cores when not given).
+fn worker_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Diag> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Diag::msg(format!("cannot start worker threads: {e}")))
 }
 
 #[derive(Args)]
@@ -125,9 +139,8 @@ struct RunArgs {
     /// Draw bandwidth against the swept parameter to an .svg or .png file.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
-    /// Worker threads (default: all cores). Output does not depend on it.
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: JobsArg,
     /// No progress bar and no table (files are still written).
     #[arg(short, long)]
     quiet: bool,
@@ -215,10 +228,7 @@ fn run(args: RunArgs) -> Result<(), Diag> {
         wl.check(&points)?;
         jobs.push(points);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| Diag::msg(format!("cannot start worker threads: {e}")))?;
+    let pool = worker_pool(args.jobs.jobs)?;
     let total = jobs.iter().map(|p| p.len() * devs.len()).sum::<usize>() as u64;
     let bar = progress::Progress::start(total, args.quiet);
     let result: Result<Vec<Vec<PointResult>>, Diag> = wls
@@ -284,7 +294,7 @@ fn main() -> ExitCode {
             ci: a.ci,
             csv: a.csv,
             plot: a.plot,
-            jobs: a.jobs,
+            jobs: a.jobs.jobs,
             quiet: a.quiet,
         }),
     };

@@ -308,10 +308,7 @@ pub fn validate(o: &Options) -> Result<(), Diag> {
     }
 
     // Simulate, in parallel, in case order.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(o.jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| Diag::msg(format!("cannot start worker threads: {e}")))?;
+    let pool = crate::worker_pool(o.jobs)?;
     let bar = Progress::start(cases.len() as u64, o.quiet);
     let results: Vec<Result<PointResult, Diag>> = pool.install(|| {
         use rayon::prelude::*;
