@@ -94,6 +94,10 @@ struct ValidateArgs {
     plot: Option<PathBuf>,
     #[command(flatten)]
     jobs: JobsArg,
+    /// Sampled timing (see `gpusim run --help`). Off by default here:
+    /// validation measures the model, so every block is timed.
+    #[arg(long = "sample", value_name = "on|off|auto", default_value = "off")]
+    sample: engine::Sampling,
     /// No progress bar and no timing line.
     #[arg(short, long)]
     quiet: bool,
@@ -112,6 +116,26 @@ fn worker_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Diag> {
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| Diag::msg(format!("cannot start worker threads: {e}")))
+}
+
+#[derive(Args)]
+struct SampleArg {
+    /// Sampled timing: `auto` (default) times grids of 16 waves or more
+    /// only until their wave time settles and extrapolates the rest; `on`
+    /// samples any grid with waves to spare; `off` times every block.
+    /// Requests, sectors and transactions stay exact either way; the time,
+    /// L2 and DRAM counters of a sampled point are extrapolated, with the
+    /// error estimate in the `time_ns_error` column.
+    #[arg(long = "sample", value_name = "on|off|auto", default_value = "auto")]
+    sample: engine::Sampling,
+}
+
+impl SampleArg {
+    fn options(&self) -> engine::RunOptions {
+        engine::RunOptions {
+            sampling: self.sample,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -141,6 +165,8 @@ struct RunArgs {
     plot: Option<PathBuf>,
     #[command(flatten)]
     jobs: JobsArg,
+    #[command(flatten)]
+    sample: SampleArg,
     /// No progress bar and no table (files are still written).
     #[arg(short, long)]
     quiet: bool,
@@ -231,10 +257,13 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     let pool = worker_pool(args.jobs.jobs)?;
     let total = jobs.iter().map(|p| p.len() * devs.len()).sum::<usize>() as u64;
     let bar = progress::Progress::start(total, args.quiet);
+    let opts = args.sample.options();
     let result: Result<Vec<Vec<PointResult>>, Diag> = wls
         .iter()
         .zip(&jobs)
-        .map(|(wl, points)| pool.install(|| engine::run_sweep(&devs, wl, points, &|| bar.inc())))
+        .map(|(wl, points)| {
+            pool.install(|| engine::run_sweep_with(&devs, wl, points, &opts, &|| bar.inc()))
+        })
         .collect();
     bar.finish();
     let per_wl = result?;
@@ -295,6 +324,7 @@ fn main() -> ExitCode {
             csv: a.csv,
             plot: a.plot,
             jobs: a.jobs.jobs,
+            run: engine::RunOptions { sampling: a.sample },
             quiet: a.quiet,
         }),
     };

@@ -128,6 +128,8 @@ pub struct Options {
     pub csv: Option<PathBuf>,
     pub plot: Option<PathBuf>,
     pub jobs: Option<usize>,
+    /// How each case is run (sampling).
+    pub run: engine::RunOptions,
     pub quiet: bool,
 }
 
@@ -316,7 +318,7 @@ pub fn validate(o: &Options) -> Result<(), Diag> {
             .par_iter()
             .map(|c| {
                 let f = &fams[c.family];
-                let r = engine::run_point(&devs[f.dev], &wls[f.wl], &c.point);
+                let r = engine::run_point_with(&devs[f.dev], &wls[f.wl], &c.point, &o.run);
                 bar.inc();
                 r
             })

@@ -159,6 +159,7 @@ pub struct Cache {
     ways: Vec<Way>,
     clock: u32,
     sectors_per_line: u32,
+    evictions: u64,
 }
 
 impl Cache {
@@ -176,6 +177,7 @@ impl Cache {
             ways: vec![Way::default(); n],
             clock: 0,
             sectors_per_line: spec.line_bytes / spec.sector_bytes,
+            evictions: 0,
             spec,
         }
     }
@@ -183,6 +185,12 @@ impl Cache {
     /// The geometry.
     pub fn spec(&self) -> &CacheSpec {
         &self.spec
+    }
+
+    /// Valid lines replaced so far (clean or dirty): zero until the cache,
+    /// or one of its sets, is full.
+    pub fn evictions(&self) -> u64 {
+        self.evictions
     }
 
     #[inline]
@@ -238,6 +246,7 @@ impl Cache {
         let v = self.victim(base);
         let old = self.ways[v];
         let old_tag = self.tags[v];
+        self.evictions += (old_tag != 0) as u64;
         let evicted = (old_tag != 0 && old.dirty != 0).then(|| Victim {
             line: (old_tag - 1) << self.line_shift,
             dirty: old.dirty,

@@ -276,6 +276,11 @@ impl L2 {
         self.stats
     }
 
+    /// Valid lines replaced in any slice so far.
+    pub fn evictions(&self) -> u64 {
+        self.slices.iter().map(Cache::evictions).sum()
+    }
+
     /// Bytes through all slice ports so far.
     pub fn port_bytes(&self) -> u64 {
         self.ports.iter().map(|p| p.busy()).sum()

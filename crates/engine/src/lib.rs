@@ -6,13 +6,15 @@
 pub mod diag;
 pub mod l2;
 pub mod noc;
+pub mod sample;
 pub mod sim;
 pub mod sm;
 pub mod spec;
 pub mod workload;
 
 pub use diag::Diag;
-pub use sim::{Bottlenecks, SimError, Simulation};
+pub use sample::Sampling;
+pub use sim::{Bottlenecks, Outcome, SampleInfo, SimError, Simulation};
 pub use spec::DeviceSpec;
 pub use workload::{Point, Workload};
 
@@ -67,6 +69,15 @@ pub struct PointResult {
     pub counters: Counters,
     /// Utilisations.
     pub bottlenecks: Bottlenecks,
+    /// How much of the grid was timed.
+    pub sample: SampleInfo,
+}
+
+/// How points are run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Whether the timed model samples the grid's waves.
+    pub sampling: Sampling,
 }
 
 impl PointResult {
@@ -216,15 +227,26 @@ fn point_text(p: &Point) -> String {
         .join(" ")
 }
 
-/// Simulates one point.
+/// Simulates one point, sampling large grids ([`Sampling::Auto`]).
 pub fn run_point(
     dev: &DeviceSpec,
     wl: &LoadedWorkload,
     point: &Point,
 ) -> Result<PointResult, Diag> {
+    run_point_with(dev, wl, point, &RunOptions::default())
+}
+
+/// Simulates one point with `opts`.
+pub fn run_point_with(
+    dev: &DeviceSpec,
+    wl: &LoadedWorkload,
+    point: &Point,
+    opts: &RunOptions,
+) -> Result<PointResult, Diag> {
     let inst = wl.workload.instantiate(point).map_err(|d| wl.locate(d))?;
-    let sim = Simulation::new(dev, &inst.program, wl.workload.regs_per_thread);
-    let (counters, bottlenecks) = sim.run().map_err(|e| match e {
+    let sim =
+        Simulation::new(dev, &inst.program, wl.workload.regs_per_thread).sampling(opts.sampling);
+    let out = sim.run_outcome().map_err(|e| match e {
         SimError::Exec { err, block, thread } => {
             let src = &inst.program.sources[err.pc as usize];
             wl.locate(Diag::field(
@@ -255,8 +277,9 @@ pub fn run_point(
         workload: wl.workload.name.clone(),
         point: point.clone(),
         bytes: inst.useful_bytes,
-        counters,
-        bottlenecks,
+        counters: out.counters,
+        bottlenecks: out.bottlenecks,
+        sample: out.sample,
     })
 }
 
@@ -267,6 +290,17 @@ pub fn run_sweep(
     devs: &[DeviceSpec],
     wl: &LoadedWorkload,
     points: &[Point],
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<PointResult>, Diag> {
+    run_sweep_with(devs, wl, points, &RunOptions::default(), done)
+}
+
+/// [`run_sweep`] with `opts`.
+pub fn run_sweep_with(
+    devs: &[DeviceSpec],
+    wl: &LoadedWorkload,
+    points: &[Point],
+    opts: &RunOptions,
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<PointResult>, Diag> {
     let jobs: Vec<(&DeviceSpec, &Point)> = devs
@@ -283,7 +317,7 @@ pub fn run_sweep(
             if i > first_failed.load(Ordering::Relaxed) {
                 return None;
             }
-            let r = run_point(d, wl, p);
+            let r = run_point_with(d, wl, p, opts);
             if r.is_err() {
                 first_failed.fetch_min(i, Ordering::Relaxed);
             }
@@ -340,8 +374,13 @@ pub fn csv_header(params: &[String]) -> Vec<String> {
     h.extend(COUNTER_COLUMNS.map(String::from));
     h.extend(["transactions_32b", "transactions_64b", "transactions_128b"].map(String::from));
     h.extend(REPORT_COLUMNS.map(String::from));
+    h.extend(SAMPLE_COLUMNS.map(String::from));
     h
 }
+
+/// Sampling columns, in CSV order: the fraction of blocks timed and the
+/// estimated error of the time in ns (0 when every block was timed).
+pub const SAMPLE_COLUMNS: [&str; 2] = ["sampled_fraction", "time_ns_error"];
 
 /// One CSV row, in [`csv_header`] order for `params` (a parameter the
 /// point's workload does not have is left empty).
@@ -388,5 +427,7 @@ pub fn csv_row(r: &PointResult, params: &[String]) -> Vec<String> {
     ] {
         v.push(format!("{x:.3}"));
     }
+    v.push(format!("{:.4}", r.sample.fraction()));
+    v.push(format!("{:.3}", r.sample.time_error_ps as f64 / 1000.0));
     v
 }

@@ -31,6 +31,7 @@
 
 use crate::l2::L2;
 use crate::noc::Noc;
+use crate::sample::{Mark, Sampler, Sampling, Steady};
 use crate::sm::{ps, written_bytes, Sm, SmTiming};
 use crate::spec::DeviceSpec;
 use crate::Counters;
@@ -89,6 +90,39 @@ pub struct Bottlenecks {
     pub blocks_per_sm: u32,
 }
 
+/// How much of the grid the timed model ran (see [`crate::sample`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleInfo {
+    /// Blocks in the grid.
+    pub blocks: u64,
+    /// Blocks the timed model ran; the others' time was extrapolated.
+    pub blocks_timed: u64,
+    /// Estimated error of the extrapolated time, ps (0 for a full run).
+    pub time_error_ps: u64,
+}
+
+impl SampleInfo {
+    /// Fraction of the blocks that were timed.
+    pub fn fraction(&self) -> f64 {
+        if self.blocks == 0 {
+            1.0
+        } else {
+            self.blocks_timed as f64 / self.blocks as f64
+        }
+    }
+}
+
+/// What a run gives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// Counters (L2 and DRAM ones extrapolated when sampled).
+    pub counters: Counters,
+    /// Utilisations and stalls (of the blocks timed).
+    pub bottlenecks: Bottlenecks,
+    /// How much was timed.
+    pub sample: SampleInfo,
+}
+
 /// Why a run failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimError {
@@ -130,6 +164,96 @@ pub struct Simulation<'a> {
     load_latency_sum: f64,
     loads: u64,
     warp_time: f64,
+    // Sampling.
+    mode: Sampling,
+    /// Blocks dispatched at most (the grid, or the sample).
+    limit: u64,
+    retired_blocks: u64,
+    sampler: Option<Sampler>,
+    steady: Option<Steady>,
+}
+
+/// blockIdx of the `b`-th block of `prog`'s grid (x fastest).
+fn block_index(prog: &Program, b: u64) -> [u32; 3] {
+    let [gx, gy, _] = prog.grid_dim;
+    let (gx, gy) = (gx as u64, gy as u64);
+    [
+        (b % gx) as u32,
+        ((b / gx) % gy) as u32,
+        (b / (gx * gy)) as u32,
+    ]
+}
+
+/// The fault `err` of `warp` with the block and thread that raised it.
+fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
+    // Recover the warp's index from threadIdx of lane 0.
+    let r = &warp.regs;
+    let [bx, by, _] = prog.block_dim;
+    let warp_in_block = (r[0][0] as u32 + r[1][0] as u32 * bx + r[2][0] as u32 * bx * by) / 32;
+    let t = warp_in_block * 32 + err.lane as u32;
+    SimError::Exec {
+        block: [r[3][0] as u32, r[4][0] as u32, r[5][0] as u32],
+        thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        err,
+    }
+}
+
+/// Counts one coalesced memory instruction.
+fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
+    let sum = lsu::summarize(lines);
+    for k in 0..3 {
+        c.transactions[k] += sum.transactions[k] as u64;
+    }
+    if is_load {
+        c.requests_ld += 1;
+        c.sectors_ld += sum.sectors as u64;
+    } else {
+        c.requests_st += 1;
+        c.sectors_st += sum.sectors as u64;
+    }
+}
+
+/// Executes and coalesces every warp of `prog`'s grid without the timed
+/// model: the counts that do not depend on time (requests, sectors,
+/// transactions, warp instructions), exact.
+pub fn count_functional(dev: &DeviceSpec, prog: &Program) -> Result<Counters, SimError> {
+    let mut c = Counters::default();
+    let mut warp = Warp::default();
+    let mut scratch = Scratch::default();
+    let mut lines = Vec::with_capacity(64);
+    let mut a = WarpAccess::default();
+    for b in 0..prog.blocks() {
+        let idx = block_index(prog, b);
+        for w in 0..prog.warps_per_block() {
+            warp.reset(prog, idx, w);
+            loop {
+                match warp.step(prog, &mut scratch, &mut a) {
+                    Ok(Step::Done) => break,
+                    Ok(Step::Alu) => c.warp_instructions += 1,
+                    Ok(Step::Mem) => {
+                        c.warp_instructions += 1;
+                        let is_load = a.kind == MemKind::Load;
+                        let rule = if is_load {
+                            dev.load_rule
+                        } else {
+                            dev.store_rule
+                        };
+                        rule.coalesce(
+                            &lsu::Access {
+                                width: a.width,
+                                mask: a.mask,
+                                addrs: &a.addrs,
+                            },
+                            &mut lines,
+                        );
+                        count_instruction(&mut c, is_load, &lines);
+                    }
+                    Err(e) => return Err(fault_of(prog, &warp, e)),
+                }
+            }
+        }
+    }
+    Ok(c)
 }
 
 impl<'a> Simulation<'a> {
@@ -176,7 +300,19 @@ impl<'a> Simulation<'a> {
             load_latency_sum: 0.0,
             loads: 0,
             warp_time: 0.0,
+            mode: Sampling::Off,
+            limit: prog.blocks(),
+            retired_blocks: 0,
+            sampler: None,
+            steady: None,
         }
+    }
+
+    /// Times only a sample of the grid's waves where `mode` allows (see
+    /// [`crate::sample`]); a new simulation times every block.
+    pub fn sampling(mut self, mode: Sampling) -> Simulation<'a> {
+        self.mode = mode;
+        self
     }
 
     /// Blocks that fit on one SM at once.
@@ -207,17 +343,40 @@ impl<'a> Simulation<'a> {
         Ok(n)
     }
 
-    /// Runs the launch to completion.
-    pub fn run(mut self) -> Result<(Counters, Bottlenecks), SimError> {
+    /// Runs the launch to completion: counters and utilisations.
+    pub fn run(self) -> Result<(Counters, Bottlenecks), SimError> {
+        self.run_outcome().map(|o| (o.counters, o.bottlenecks))
+    }
+
+    /// Runs the launch to completion (or, when sampling, its sample and
+    /// the extrapolation).
+    pub fn run_outcome(mut self) -> Result<Outcome, SimError> {
         let per_sm = self.blocks_per_sm().map_err(SimError::Launch)?;
         let total = self.prog.blocks();
         if total == 0 {
             return Err(SimError::Launch("the grid has no blocks".into()));
         }
+        let wave = per_sm as u64 * self.dev.sm.count as u64;
+        let mut exact = None;
+        if Sampler::wanted(self.mode, total, wave) {
+            // Every warp still runs functionally: exact counts, and every
+            // fault found, whichever blocks are timed.
+            let c = count_functional(self.dev, self.prog)?;
+            // At most this many bytes are touched; beyond the L2's
+            // capacity the steady state includes its evictions.
+            let touched = (c.sectors_ld + c.sectors_st) * 32;
+            let need_turnover = self
+                .dev
+                .l2
+                .as_ref()
+                .is_some_and(|l| touched > l.slice.size_bytes * l.slices as u64);
+            self.sampler = Some(Sampler::new(wave, need_turnover));
+            exact = Some(c);
+        }
         // First wave: round-robin over SMs.
         'fill: for _ in 0..per_sm {
             for sm in 0..self.dev.sm.count {
-                if self.next_block == total {
+                if self.next_block == self.limit {
                     break 'fill;
                 }
                 self.dispatch(sm, 0);
@@ -242,20 +401,14 @@ impl<'a> Simulation<'a> {
                 self.run_warp(id, t)?;
             }
         }
-        Ok(self.finish(per_sm))
+        Ok(self.finish(per_sm, exact))
     }
 
     fn dispatch(&mut self, sm: u32, t: u64) {
         let b = self.next_block;
         self.next_block += 1;
         let at = self.sms[sm as usize].launch(t);
-        let [gx, gy, _] = self.prog.grid_dim;
-        let (gx, gy) = (gx as u64, gy as u64);
-        let idx = [
-            (b % gx) as u32,
-            ((b / gx) % gy) as u32,
-            (b / (gx * gy)) as u32,
-        ];
+        let idx = block_index(self.prog, b);
         let warps = self.prog.warps_per_block();
         let block = Block {
             sm,
@@ -306,30 +459,55 @@ impl<'a> Simulation<'a> {
             let sm = b.sm;
             self.free_blocks.push(bid);
             self.sms[sm as usize].resident -= 1;
-            if self.next_block < self.prog.blocks() {
+            self.retired_blocks += 1;
+            self.watch_waves(t);
+            if self.next_block < self.limit {
                 self.dispatch(sm, t);
             }
         }
     }
 
-    fn fault(&self, id: u32, err: ExecError) -> SimError {
-        let s = &self.slots[id as usize];
-        let warp_in_block = {
-            // Recover the warp's index from threadIdx of lane 0.
-            let r = &s.warp.regs;
-            let [bx, by, _] = self.prog.block_dim;
-            let t = r[0][0] as u32 + r[1][0] as u32 * bx + r[2][0] as u32 * bx * by;
-            t / 32
+    /// At the end of every wave of blocks, hands the time and counters to
+    /// the sampler; once it finds the steady state, no more blocks start.
+    fn watch_waves(&mut self, t: u64) {
+        let Some(s) = &mut self.sampler else {
+            return;
         };
-        let lane = err.lane as u32;
-        let t = warp_in_block * 32 + lane;
-        let [bx, by, _] = self.prog.block_dim;
-        let r = &s.warp.regs;
-        SimError::Exec {
-            err,
-            block: [r[3][0] as u32, r[4][0] as u32, r[5][0] as u32],
-            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        if !s.block_done(t) {
+            return;
         }
+        let ds = self.dram.stats();
+        let (l2, turned_over) = match (&self.l2, &self.dev.l2) {
+            (Some(l2), Some(spec)) => {
+                // A line may be held twice (a near copy and at its home
+                // slice): the contents have turned over once twice the
+                // lines the L2 holds have been replaced.
+                let lines = spec.slice.size_bytes / spec.slice.line_bytes as u64;
+                (l2.stats(), l2.evictions() >= 2 * lines * spec.slices as u64)
+            }
+            _ => (Default::default(), false),
+        };
+        let m = Mark {
+            t,
+            c: [
+                self.counters.l1_hits_ld,
+                l2.read_sectors,
+                l2.read_hits,
+                l2.write_sectors,
+                ds.bytes_read,
+                ds.bytes_written,
+                self.counters.sectors_ld + self.counters.sectors_st,
+            ],
+        };
+        if let Some(st) = s.wave_done(m, turned_over) {
+            self.steady = Some(st);
+            self.sampler = None;
+            self.limit = self.next_block;
+        }
+    }
+
+    fn fault(&self, id: u32, err: ExecError) -> SimError {
+        fault_of(self.prog, &self.slots[id as usize].warp, err)
     }
 
     fn run_warp(&mut self, id: u32, t0: u64) -> Result<(), SimError> {
@@ -423,18 +601,7 @@ impl<'a> Simulation<'a> {
             },
             &mut lines,
         );
-        let sum = lsu::summarize(&lines);
-        let c = &mut self.counters;
-        for k in 0..3 {
-            c.transactions[k] += sum.transactions[k] as u64;
-        }
-        if is_load {
-            c.requests_ld += 1;
-            c.sectors_ld += sum.sectors as u64;
-        } else {
-            c.requests_st += 1;
-            c.sectors_st += sum.sectors as u64;
-        }
+        count_instruction(&mut self.counters, is_load, &lines);
         let issue = self.sms[sm_i].issue_mem(t);
         let l1_caches = is_load
             && self.dev.l1.is_some()
@@ -577,7 +744,7 @@ impl<'a> Simulation<'a> {
         self.noc.reply(sm_i, accepted, 0)
     }
 
-    fn finish(mut self, per_sm: u32) -> (Counters, Bottlenecks) {
+    fn finish(mut self, per_sm: u32, exact: Option<Counters>) -> Outcome {
         // The DRAM writes what its queues still hold.
         let end = self.dram.drain(self.end).max(self.end).max(1);
         let ds = self.dram.stats();
@@ -591,6 +758,40 @@ impl<'a> Simulation<'a> {
         }
         let overhead_ps = (self.dev.launch.kernel_overhead_ns * 1000.0).round() as u64;
         self.counters.time_ps = end + overhead_ps;
+        let total = self.prog.blocks();
+        let mut sample = SampleInfo {
+            blocks: total,
+            blocks_timed: self.next_block,
+            time_error_ps: 0,
+        };
+        if let (Some(st), Some(e)) = (self.steady, exact) {
+            let c = &mut self.counters;
+            let (dt, err, add) = st.extrapolate(
+                total - self.next_block,
+                (e.sectors_ld + e.sectors_st) - (c.sectors_ld + c.sectors_st),
+            );
+            c.time_ps += dt;
+            sample.time_error_ps = err;
+            for (x, a) in [
+                &mut c.l1_hits_ld,
+                &mut c.l2_read_sectors,
+                &mut c.l2_read_hits,
+                &mut c.l2_write_sectors,
+                &mut c.dram_bytes_read,
+                &mut c.dram_bytes_write,
+            ]
+            .into_iter()
+            .zip(add)
+            {
+                *x += a;
+            }
+            c.requests_ld = e.requests_ld;
+            c.requests_st = e.requests_st;
+            c.sectors_ld = e.sectors_ld;
+            c.sectors_st = e.sectors_st;
+            c.transactions = e.transactions;
+            c.warp_instructions = e.warp_instructions;
+        }
         let dev = self.dev;
         let n_sm = dev.sm.count as f64;
         let cycles = end as f64 / self.cycle;
@@ -632,6 +833,10 @@ impl<'a> Simulation<'a> {
         };
         debug_assert!(self.noc.last_done() <= end);
         debug_assert!(self.l2.as_ref().map_or(0, |l| l.last_done()) <= end);
-        (self.counters, b)
+        Outcome {
+            counters: self.counters,
+            bottlenecks: b,
+            sample,
+        }
     }
 }

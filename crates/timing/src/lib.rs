@@ -1,11 +1,121 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-use std::collections::VecDeque;
+/// Division by a divisor fixed at construction, by a multiplication where
+/// that is exact (the quotient of every `n < 2^64 / d`), which is what
+/// the calendars do for every booking.
+#[derive(Debug, Clone, Copy)]
+struct Divisor {
+    d: u64,
+    /// `floor((2^64 - 1) / d) + 1`, or 0 for a power of two (a shift).
+    m: u64,
+    shift: u32,
+    /// Largest dividend the multiplication divides exactly.
+    limit: u64,
+}
+
+impl Divisor {
+    fn new(d: u64) -> Divisor {
+        let d = d.max(1);
+        if d.is_power_of_two() {
+            Divisor {
+                d,
+                m: 0,
+                shift: d.trailing_zeros(),
+                limit: u64::MAX,
+            }
+        } else {
+            // With 2^64 = k d + r (0 < r < d), m = k + 1 and
+            // n m / 2^64 = n / d + n (d - r) / (d 2^64): the excess stays
+            // below 1 / d, so the floor is n / d's, while n < 2^64 / d.
+            Divisor {
+                d,
+                m: u64::MAX / d + 1,
+                shift: 0,
+                limit: u64::MAX / d,
+            }
+        }
+    }
+
+    #[inline]
+    fn div(&self, n: u64) -> u64 {
+        if self.m == 0 {
+            n >> self.shift
+        } else if n < self.limit {
+            ((n as u128 * self.m as u128) >> 64) as u64
+        } else {
+            n / self.d
+        }
+    }
+
+    #[inline]
+    fn div_ceil(&self, n: u64) -> u64 {
+        match n.checked_add(self.d - 1) {
+            Some(x) => self.div(x),
+            None => n.div_ceil(self.d),
+        }
+    }
+}
+
+/// A queue of per-interval counts kept in one contiguous run of memory,
+/// so that a booking that spans many intervals updates one slice. Dropping
+/// from the front moves an offset; the storage is compacted once the
+/// dropped part outgrows the live one.
+#[derive(Debug, Clone, Default)]
+struct Window<T> {
+    v: Vec<T>,
+    head: usize,
+}
+
+impl<T: Copy + Default> Window<T> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len() - self.head
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    fn get(&self, k: usize) -> Option<&T> {
+        self.v.get(self.head + k)
+    }
+
+    /// Grows the window to at least `n` intervals, the new ones zero.
+    #[inline]
+    fn ensure(&mut self, n: usize) {
+        if self.len() < n {
+            self.v.resize(self.head + n, T::default());
+        }
+    }
+
+    #[inline]
+    fn slice(&self) -> &[T] {
+        &self.v[self.head..]
+    }
+
+    #[inline]
+    fn slice_mut(&mut self) -> &mut [T] {
+        &mut self.v[self.head..]
+    }
+
+    fn pop_front(&mut self) {
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        } else if self.head >= 64 && 2 * self.head >= self.v.len() {
+            self.v.drain(..self.head);
+            self.head = 0;
+        }
+    }
+}
 
 /// Drops the intervals of `v` (the first being number `start`) that end
 /// before interval `b` starts, keeping the one just before it.
-fn forget_before<T>(v: &mut VecDeque<T>, start: &mut u64, b: u64) {
+fn forget_before<T: Copy + Default>(v: &mut Window<T>, start: &mut u64, b: u64) {
     while *start + 1 < b && !v.is_empty() {
         v.pop_front();
         *start += 1;
@@ -26,10 +136,12 @@ fn forget_before<T>(v: &mut VecDeque<T>, start: &mut u64, b: u64) {
 pub struct Calendar {
     bucket_ps: u64,
     cap: u64,
+    by_bucket: Divisor,
+    by_cap: Divisor,
     start: u64,
     /// Every interval before this one is full.
     first_open: u64,
-    used: VecDeque<u64>,
+    used: Window<u64>,
     busy: u64,
     last_done: u64,
 }
@@ -40,9 +152,11 @@ impl Calendar {
         Calendar {
             bucket_ps: bucket_ps.max(1),
             cap: cap.max(1),
+            by_bucket: Divisor::new(bucket_ps),
+            by_cap: Divisor::new(cap),
             start: 0,
             first_open: 0,
-            used: VecDeque::new(),
+            used: Window::default(),
             busy: 0,
             last_done: 0,
         }
@@ -54,30 +168,31 @@ impl Calendar {
         self.busy += amount;
         let b = self.bucket_ps;
         let mut left = amount;
-        let mut i = (t / b).max(self.start).max(self.first_open);
+        let mut i = self.by_bucket.div(t).max(self.start).max(self.first_open);
         let done = loop {
             let k = (i - self.start) as usize;
-            while self.used.len() <= k {
-                self.used.push_back(0);
-            }
-            let room = self.cap - self.used[k];
+            self.used.ensure(k + 1);
+            let u = &mut self.used.slice_mut()[k];
+            let room = self.cap - *u;
             let take = room.min(left);
-            self.used[k] += take;
+            *u += take;
             left -= take;
             if left == 0 {
                 // Done when this interval has done everything booked in it
                 // (as if served in order within the interval) and no sooner
                 // than the request's own service time after `t`.
-                let fill = (self.used[k] * b).div_ceil(self.cap);
-                break (i * b + fill).max(t + (amount * b).div_ceil(self.cap));
+                let fill = self.by_cap.div_ceil(*u * b);
+                break (i * b + fill).max(t + self.by_cap.div_ceil(amount * b));
             }
             i += 1;
         };
         // Skip past the intervals that are now full.
-        let mut f = (self.first_open - self.start) as usize;
-        while f < self.used.len() && self.used[f] >= self.cap {
-            f += 1;
-        }
+        let f0 = (self.first_open - self.start) as usize;
+        let used = self.used.slice();
+        let f = f0
+            + used
+                .get(f0..)
+                .map_or(0, |r| r.iter().take_while(|&&x| x >= self.cap).count());
         self.first_open = self.start + f as u64;
         self.last_done = self.last_done.max(done);
         done
@@ -86,7 +201,7 @@ impl Calendar {
     /// Forgets intervals that end before `t` (reservations earlier than
     /// that are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
-        forget_before(&mut self.used, &mut self.start, t / self.bucket_ps);
+        forget_before(&mut self.used, &mut self.start, self.by_bucket.div(t));
         self.first_open = self.first_open.max(self.start);
     }
 
@@ -94,10 +209,12 @@ impl Calendar {
     /// holding `t + horizon`: the work queued ahead of a request arriving
     /// at `t`, as far as it can matter to it.
     pub fn booked_within(&self, t: u64, horizon: u64) -> u64 {
-        let i = (t / self.bucket_ps).max(self.start);
-        let j = ((t + horizon) / self.bucket_ps).max(i);
+        let i = self.by_bucket.div(t).max(self.start);
+        let j = self.by_bucket.div(t + horizon).max(i);
         let k = (i - self.start) as usize;
-        self.used.iter().skip(k).take((j - i + 1) as usize).sum()
+        let used = self.used.slice();
+        let end = (k + (j - i + 1) as usize).min(used.len());
+        used.get(k..end).map_or(0, |r| r.iter().sum())
     }
 
     /// Units reserved so far.
@@ -130,11 +247,12 @@ impl Calendar {
 #[derive(Debug, Clone)]
 pub struct Pool {
     bucket_ps: u64,
+    by_bucket: Divisor,
     k: u32,
     start: u64,
     /// Every interval before this one is full.
     first_open: u64,
-    holders: VecDeque<u32>,
+    holders: Window<u32>,
     /// Sum over acquisitions of the time spent waiting for an entry, ps.
     wait_ps: u64,
 }
@@ -145,10 +263,11 @@ impl Pool {
     pub fn new(k: u32, bucket_ps: u64) -> Pool {
         Pool {
             bucket_ps: bucket_ps.max(1),
+            by_bucket: Divisor::new(bucket_ps),
             k: k.max(1),
             start: 0,
             first_open: 0,
-            holders: VecDeque::new(),
+            holders: Window::default(),
             wait_ps: 0,
         }
     }
@@ -166,7 +285,7 @@ impl Pool {
     /// [`Pool::acquire`] would return, without taking it.
     pub fn free_at(&self, t: u64) -> u64 {
         let b = self.bucket_ps;
-        let mut i = (t / b).max(self.start).max(self.first_open);
+        let mut i = self.by_bucket.div(t).max(self.start).max(self.first_open);
         while self
             .holders
             .get((i - self.start) as usize)
@@ -190,26 +309,25 @@ impl Pool {
         let from = from.max(self.start * b);
         let to = to.max(from + 1);
         let (k0, k1) = (
-            (from / b - self.start) as usize,
-            ((to - 1) / b - self.start) as usize,
+            (self.by_bucket.div(from) - self.start) as usize,
+            (self.by_bucket.div(to - 1) - self.start) as usize,
         );
-        if self.holders.len() <= k1 {
-            self.holders.resize(k1 + 1, 0);
-        }
-        for n in self.holders.range_mut(k0..=k1) {
+        self.holders.ensure(k1 + 1);
+        for n in &mut self.holders.slice_mut()[k0..=k1] {
             *n += 1;
         }
-        let mut f = (self.first_open - self.start) as usize;
-        while f < self.holders.len() && self.holders[f] >= self.k {
-            f += 1;
-        }
+        let f0 = (self.first_open - self.start) as usize;
+        let h = self.holders.slice();
+        let f = f0
+            + h.get(f0..)
+                .map_or(0, |r| r.iter().take_while(|&&n| n >= self.k).count());
         self.first_open = self.start + f as u64;
     }
 
     /// Forgets intervals that end before `t` (requests earlier than that
     /// are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
-        forget_before(&mut self.holders, &mut self.start, t / self.bucket_ps);
+        forget_before(&mut self.holders, &mut self.start, self.by_bucket.div(t));
         self.first_open = self.first_open.max(self.start);
     }
 
@@ -291,6 +409,16 @@ mod tests {
     }
 
     proptest! {
+        /// The divisor's quotients are the hardware division's.
+        #[test]
+        fn divisor_is_exact(d in 1u64..1 << 40, n in any::<u64>(), small in 0u64..1 << 50) {
+            let q = Divisor::new(d);
+            for n in [n, small, n >> 20, d * (small % 1000), d * (small % 1000) + d - 1] {
+                prop_assert_eq!(q.div(n), n / d);
+                prop_assert_eq!(q.div_ceil(n), n.div_ceil(d));
+            }
+        }
+
         /// Whatever the order of requests, the units reserved up to the
         /// latest completion never exceed the peak rate times that time,
         /// and no request finishes faster than its own service time.

@@ -1,0 +1,340 @@
+//! Sampled timing: time the first waves of blocks until the kernel has
+//! settled into a steady state, then extrapolate the rest.
+//!
+//! A kernel whose blocks all do the same kind of work (every streaming,
+//! strided or scattered kernel of the seeds and the corpus) runs as a
+//! ramp (the first waves start together, the caches and DRAM queues fill),
+//! a steady state (blocks retire at a constant rate) and a tail (the last
+//! blocks drain). The timed model records when each block retires, and at
+//! the end of every wave (`SMs x blocks per SM` blocks) the counters that
+//! depend on time. After [`WARMUP_WAVES`] waves (and, where the kernel may
+//! touch more than the L2 holds, only once the L2 has replaced as many
+//! lines as it holds, so that its write-backs are part of the steady
+//! state), the waves since then form the window: a least-squares line
+//! through the retirement times of each half gives its time per block,
+//! and when the two halves agree within [`TOLERANCE`] the kernel has
+//! settled. Dispatch then stops: the blocks already running drain as the
+//! real kernel's last ones do, so the run of `S` blocks times the ramp and
+//! the tail. The `N - S` blocks not timed add the window's rate:
+//!
+//! ```text
+//!   T(N) = T(S) + (N - S) x s                         s: ps per block (fit)
+//!   C(N) = C(S) + (sectors(N) - sectors(S)) x dC/dsectors   (L2, DRAM, L1 hits)
+//!   error = (N - S) x (|s_a - s_b| + tolerance x s) + 2 sd
+//! ```
+//!
+//! `s_a`, `s_b` are the halves' rates and `sd` the spread of retirement
+//! times about the line (where the sample's own end may fall). Counters
+//! are carried over on the sectors issued, which the functional pass
+//! counts exactly, rather than on blocks, which retire in bursts. Counts
+//! that do not depend on time (requests, sectors, transactions, warp
+//! instructions) are not extrapolated: every warp of the grid is still
+//! executed and coalesced, without the timed model.
+//!
+//! A kernel whose rate keeps drifting (more than the tolerance between
+//! the halves) never settles and is timed whole; `Auto` samples only grids
+//! of [`AUTO_MIN_WAVES`] waves or more, where a window of a few dozen
+//! waves is a small part of the run.
+
+/// When to sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sampling {
+    /// Time every block.
+    Off,
+    /// Sample whenever the grid has waves to spare.
+    On,
+    /// Sample grids of at least [`AUTO_MIN_WAVES`] waves (the default).
+    #[default]
+    Auto,
+}
+
+impl std::str::FromStr for Sampling {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Sampling, String> {
+        match s {
+            "off" => Ok(Sampling::Off),
+            "on" => Ok(Sampling::On),
+            "auto" => Ok(Sampling::Auto),
+            _ => Err(format!("`{s}` is not one of on, off, auto")),
+        }
+    }
+}
+
+/// Waves skipped before any is compared: the launch ramp.
+pub const WARMUP_WAVES: usize = 8;
+/// Waves in each half of the window compared, at least. The window is
+/// every wave since the warm-up (or the L2's turnover): the longer a
+/// kernel runs before it settles, the more waves its rate is averaged
+/// over, and a slow drift shows as a difference between the halves.
+pub const HALF_WAVES: usize = 6;
+/// How far the two halves' times per block may differ, as a fraction of
+/// their mean.
+pub const TOLERANCE: f64 = 0.01;
+/// `Auto` samples grids of at least this many waves; smaller ones would
+/// time most of their blocks anyway.
+pub const AUTO_MIN_WAVES: u64 = 100;
+
+/// Counters snapshotted at each wave, in this order: L1 load hits, L2
+/// read sectors, L2 read hits, L2 write sectors, DRAM bytes read, DRAM
+/// bytes written.
+pub const SNAP: usize = 6;
+
+/// Where the snapshot keeps the sectors issued so far (loads and stores),
+/// the basis the other counters are extrapolated on.
+pub const BASIS: usize = SNAP;
+
+/// Time and time-dependent counters at a wave boundary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// When the wave's last block retired, ps.
+    pub t: u64,
+    /// Counters then (see [`SNAP`]), and the sectors issued ([`BASIS`]).
+    pub c: [u64; SNAP + 1],
+}
+
+/// What a sampled run extrapolates with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Steady {
+    /// Time per block over the window, ps.
+    pub block_ps: f64,
+    /// Uncertainty of `block_ps`, ps.
+    pub block_err_ps: f64,
+    /// How far a block's retirement strays from the steady line (twice
+    /// the residuals' standard deviation), ps: the uncertainty of where
+    /// the sample's own tail ends.
+    pub end_err_ps: f64,
+    /// Counter increments per sector issued.
+    pub per_sector: [f64; SNAP],
+}
+
+/// Watches block retirements for the steady state.
+#[derive(Debug, Clone)]
+pub struct Sampler {
+    /// Blocks per wave.
+    pub wave: u64,
+    /// Retirement time of every block so far, in retirement order.
+    retired: Vec<u64>,
+    /// One mark per completed wave (the first at the launch).
+    marks: Vec<Mark>,
+    /// Whether the L2 must have turned over before waves count.
+    need_turnover: bool,
+    /// Number of waves recorded when the L2 had first replaced as many
+    /// lines as it holds.
+    turned_over_since: Option<usize>,
+}
+
+/// Least-squares slope of `y` against its index, its standard error and
+/// the standard deviation of the residuals.
+fn slope(y: &[u64]) -> (f64, f64, f64) {
+    let n = y.len() as f64;
+    let x_mean = (n - 1.0) / 2.0;
+    let y0 = y[0] as f64;
+    let y_mean = y.iter().map(|&v| v as f64 - y0).sum::<f64>() / n;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, &v) in y.iter().enumerate() {
+        let dx = i as f64 - x_mean;
+        sxy += dx * (v as f64 - y0 - y_mean);
+        sxx += dx * dx;
+    }
+    let b = sxy / sxx;
+    let res: f64 = y
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let e = v as f64 - y0 - y_mean - b * (i as f64 - x_mean);
+            e * e
+        })
+        .sum();
+    let var = res / (n - 2.0).max(1.0);
+    (b, (var / sxx).sqrt(), var.sqrt())
+}
+
+impl Sampler {
+    /// A sampler for waves of `wave` blocks. `need_turnover`: the kernel
+    /// may touch more than the L2 holds, so the steady state starts only
+    /// once the L2 has replaced as many lines as it holds (its contents,
+    /// and the write-backs of dirty ones, are then those of the stream).
+    pub fn new(wave: u64, need_turnover: bool) -> Sampler {
+        Sampler {
+            wave: wave.max(1),
+            retired: Vec::new(),
+            marks: vec![Mark::default()],
+            need_turnover,
+            turned_over_since: None,
+        }
+    }
+
+    /// Whether a grid of `blocks` is worth sampling in `mode`.
+    pub fn wanted(mode: Sampling, blocks: u64, wave: u64) -> bool {
+        let waves = blocks / wave.max(1);
+        match mode {
+            Sampling::Off => false,
+            Sampling::On => waves > (WARMUP_WAVES + 2 * HALF_WAVES) as u64,
+            Sampling::Auto => waves >= AUTO_MIN_WAVES,
+        }
+    }
+
+    /// Records a block's retirement at `t`; returns true at the end of a
+    /// wave, when [`Sampler::wave_done`] wants the counters.
+    pub fn block_done(&mut self, t: u64) -> bool {
+        self.retired.push(t);
+        (self.retired.len() as u64).is_multiple_of(self.wave)
+    }
+
+    /// Records the end of a wave; returns the steady state once the two
+    /// halves of the waves since the warm-up retire blocks at the same
+    /// rate. `turned_over`: the L2 has replaced as many lines as it holds.
+    pub fn wave_done(&mut self, m: Mark, turned_over: bool) -> Option<Steady> {
+        self.marks.push(m);
+        let n = self.marks.len() - 1; // waves recorded
+        if turned_over && self.turned_over_since.is_none() {
+            self.turned_over_since = Some(n);
+        }
+        let first_ok = if self.need_turnover {
+            self.turned_over_since?
+        } else {
+            0
+        }
+        .max(WARMUP_WAVES);
+        if n < first_ok + 2 * HALF_WAVES {
+            return None;
+        }
+        // Checked at geometrically spaced waves once the window is long,
+        // so that the fits cost a bounded multiple of the waves recorded.
+        let span = n - first_ok;
+        if !span.is_multiple_of((span / 16).max(1)) {
+            return None;
+        }
+        let half = span / 2;
+        let w = self.wave as usize;
+        let (a, b) = (n - 2 * half, n - half);
+        let (sa, _, _) = slope(&self.retired[a * w..b * w]);
+        let (sb, _, _) = slope(&self.retired[b * w..n * w]);
+        let (s, se, sd) = slope(&self.retired[a * w..n * w]);
+        if s <= 0.0 || (sa - sb).abs() > TOLERANCE * s {
+            return None;
+        }
+        let first = self.marks[a];
+        let basis = (m.c[BASIS] - first.c[BASIS]).max(1) as f64;
+        let mut per_sector = [0.0; SNAP];
+        for (k, v) in per_sector.iter_mut().enumerate() {
+            *v = (m.c[k] - first.c[k]) as f64 / basis;
+        }
+        Some(Steady {
+            block_ps: s,
+            // The halves agree within the tolerance; the rest may drift as
+            // far again.
+            block_err_ps: (sa - sb).abs().max(2.0 * se) + TOLERANCE * s,
+            end_err_ps: 2.0 * sd,
+            per_sector,
+        })
+    }
+}
+
+impl Steady {
+    /// Time, error and counters for `rest` blocks not timed, which issue
+    /// `sectors` sectors: (added ps, error ps, added counters).
+    pub fn extrapolate(&self, rest: u64, sectors: u64) -> (u64, u64, [u64; SNAP]) {
+        let n = rest as f64;
+        let mut c = [0u64; SNAP];
+        for (k, v) in c.iter_mut().enumerate() {
+            *v = (self.per_sector[k] * sectors as f64).round() as u64;
+        }
+        (
+            (self.block_ps * n).round() as u64,
+            (self.block_err_ps * n + self.end_err_ps).ceil() as u64,
+            c,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `waves` waves of `w` blocks, block `i` retiring at `f(i)`,
+    /// with the first counter growing by 3 per block; returns the steady
+    /// state and the wave it was found in.
+    fn feed(s: &mut Sampler, waves: u64, f: impl Fn(u64) -> u64) -> Option<(Steady, u64)> {
+        for i in 0..waves * s.wave {
+            let t = f(i);
+            if s.block_done(t) {
+                let m = Mark {
+                    t,
+                    c: [3 * (i + 1), 0, 0, 0, 0, 0, 2 * (i + 1)],
+                };
+                if let Some(st) = s.wave_done(m, false) {
+                    return Some((st, (i + 1) / s.wave));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn settles_after_warmup_and_two_equal_halves() {
+        let mut s = Sampler::new(10, false);
+        // A slow ramp (the first 20 blocks take 1000 ps each), then 100 ps
+        // per block with a jitter that averages out.
+        let (st, wave) = feed(&mut s, 50, |i| {
+            if i < 20 {
+                1000 * (i + 1)
+            } else {
+                20_000 + 100 * (i - 19) + [0, 40, 10, 30][i as usize % 4]
+            }
+        })
+        .expect("settled");
+        assert_eq!(wave as usize, WARMUP_WAVES + 2 * HALF_WAVES);
+        assert!((st.block_ps - 100.0).abs() < 1.0, "{st:?}");
+        assert_eq!(st.per_sector[0], 1.5);
+        let (dt, err, c) = st.extrapolate(100, 200);
+        assert!((dt as f64 - 10_000.0).abs() < 100.0);
+        // The jitter averages out; the tolerance is carried over the rest.
+        assert!(err < 150 + (TOLERANCE * 10_000.0) as u64, "{err}");
+        assert_eq!(c[0], 300);
+    }
+
+    #[test]
+    fn a_drifting_rate_does_not_settle() {
+        let mut s = Sampler::new(4, false);
+        // Each block takes 1% longer than the one before.
+        assert!(feed(&mut s, 40, |i| (1000.0 * 1.01f64.powi(i as i32)) as u64).is_none());
+    }
+
+    #[test]
+    fn waits_for_the_l2_to_turn_over_when_the_footprint_exceeds_it() {
+        let mut s = Sampler::new(1, true);
+        let mut wave = |i: u64, turned: bool| {
+            s.block_done(100 * i);
+            s.wave_done(
+                Mark {
+                    t: 100 * i,
+                    c: [0; SNAP + 1],
+                },
+                turned,
+            )
+        };
+        for i in 1..=30u64 {
+            assert!(
+                wave(i, false).is_none(),
+                "steady, but the L2 has not turned over"
+            );
+        }
+        // The L2 has turned over at wave 31; the window is the waves after.
+        let window = 2 * HALF_WAVES as u64;
+        for i in 31..31 + window {
+            assert!(wave(i, true).is_none());
+        }
+        assert!(wave(31 + window, true).is_some());
+    }
+
+    #[test]
+    fn auto_samples_only_long_grids() {
+        assert!(Sampler::wanted(Sampling::Auto, AUTO_MIN_WAVES * 8, 8));
+        assert!(!Sampler::wanted(Sampling::Auto, AUTO_MIN_WAVES * 8 - 1, 8));
+        assert!(!Sampler::wanted(Sampling::Off, 1 << 20, 8));
+        let min = (WARMUP_WAVES + 2 * HALF_WAVES) as u64;
+        assert!(Sampler::wanted(Sampling::On, (min + 1) * 8, 8));
+        assert!(!Sampler::wanted(Sampling::On, min * 8, 8));
+    }
+}
