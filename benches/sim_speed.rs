@@ -24,6 +24,13 @@
 //!   offset and stride workloads with their default sweeps (elem 4 and 8,
 //!   nMB=4) on c870, c1060 and c2050, through [`engine::run_sweep`] on the
 //!   global rayon pool (all cores). Loading configs is not timed.
+//! * `sectors_per_second/<device>/<workload>/<param>=<value>`: one point
+//!   (nMB=4 on the Tesla cards, 16 on the H200; elem=4) timed whole
+//!   (`Sampling::Off`) on one thread: `thrpt` is simulated L1 sectors per
+//!   second of host time, per core. The setup prints each point's slowdown
+//!   (host time over the simulated kernel time).
+//! * `h200_256mib/stride2_{sampled,full}`: one point of seed 002's large
+//!   curves on the H200 on one thread, sampled and timed whole.
 //! * `h200_stride_sweep/stride_nMB4_elem4`: the h200 stride sweep (stride
 //!   1..=32, nMB=4, elem=4; 32 points) through [`engine::run_sweep`] on all
 //!   cores. `thrpt` is the sweep's total simulated warp instructions per second
@@ -208,10 +215,98 @@ fn h200_stride_sweep(c: &mut Criterion) {
     g.finish();
 }
 
+/// Simulated L1 sectors (loads and stores) of a result.
+fn sectors(r: &engine::PointResult) -> u64 {
+    r.counters.sectors_ld + r.counters.sectors_st
+}
+
+/// The full timed model on one thread, throughput in simulated sectors
+/// (every sector a warp asks of L1, the unit of work the timed path
+/// books through L1, interconnect, L2 and DRAM). Also prints, once per
+/// point, the slowdown: host time over the simulated kernel's time.
+fn sectors_per_second(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sectors_per_second");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    let full = engine::RunOptions {
+        sampling: engine::Sampling::Off,
+    };
+    let cases: [(&str, &str, &str, i64); 4] = [
+        ("c870", "offset", "offset", 1),
+        ("c2050", "stride", "stride", 8),
+        ("h200", "stride", "stride", 4),
+        ("h200", "offset", "offset", 0),
+    ];
+    for (dev_name, wl_name, param, value) in cases {
+        let id = format!("{dev_name}/{wl_name}/{param}={value}");
+        if filtered_out(&format!("sectors_per_second/{id}")) {
+            continue;
+        }
+        let dev = device(dev_name);
+        let wl = workload(wl_name);
+        let n_mb = if dev_name == "h200" { 16 } else { 4 };
+        let pts = points(
+            &wl,
+            &[("nMB", vec![n_mb]), ("elem", vec![4]), (param, vec![value])],
+        );
+        let pt = &pts[0];
+        let t0 = std::time::Instant::now();
+        let first = engine::run_point_with(&dev, &wl, pt, &full)
+            .unwrap_or_else(|d| panic!("{id}: {d:?}"));
+        let host = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "{id} nMB={n_mb}: {} sectors, simulated kernel {:.1} us, host {:.3} s, slowdown {:.0}x",
+            sectors(&first),
+            first.time_ns() / 1000.0,
+            host,
+            host / (first.time_ns() * 1e-9)
+        );
+        g.throughput(Throughput::Elements(sectors(&first)));
+        g.bench_with_input(BenchmarkId::from_parameter(&id), pt, |b, pt| {
+            b.iter(|| black_box(engine::run_point_with(&dev, &wl, pt, &full).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+/// One H200 point of seed 002's large curves (stride 2, float, 256 MiB),
+/// sampled (the default) and timed whole, on one thread. The full run
+/// takes tens of seconds an iteration: run this group on its own
+/// (`-- h200_256mib`).
+fn h200_256mib(c: &mut Criterion) {
+    let mut g = c.benchmark_group("h200_256mib");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(10));
+    let dev = device("h200");
+    let wl = workload("stride");
+    for (name, sampling) in [
+        ("sampled", engine::Sampling::Auto),
+        ("full", engine::Sampling::Off),
+    ] {
+        if filtered_out(&format!("h200_256mib/stride2_{name}")) {
+            continue;
+        }
+        let pts = points(
+            &wl,
+            &[("nMB", vec![256]), ("elem", vec![4]), ("stride", vec![2])],
+        );
+        let opts = engine::RunOptions { sampling };
+        g.bench_function(format!("stride2_{name}"), |b| {
+            b.iter(|| black_box(engine::run_point_with(&dev, &wl, &pts[0], &opts).unwrap()))
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     warp_instructions,
+    sectors_per_second,
     seed_reproduction,
-    h200_stride_sweep
+    h200_stride_sweep,
+    h200_256mib
 );
 criterion_main!(benches);
