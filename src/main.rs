@@ -47,7 +47,17 @@ TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the
   interconnect, L2 slices and DRAM channels with banks, row buffers and bus turnaround. Caches
   start cold, as under Nsight Compute. The kernel's duration excludes the host's launch call
-  (like gpu__time_duration). DEVIATIONS.md lists where it differs from measurements.";
+  (like gpu__time_duration). DEVIATIONS.md lists where it differs from measurements.
+
+SAMPLING:
+  A grid of 100 waves or more (waves = SMs x blocks per SM) is timed only until blocks retire
+  at a steady rate: the two halves of the waves since the warm-up (and since the L2 has turned
+  its contents over, where the kernel touches more than it holds) must agree within 1%. The
+  blocks not timed add that rate; L2 and DRAM counters are carried over on the sectors issued.
+  Requests, sectors and transactions stay exact (every warp still runs, untimed). The CSV gives
+  sampled_fraction (blocks timed / blocks) and time_ns_error (the estimate's uncertainty).
+  A kernel whose rate changes after the window settled is misestimated: use --sample off when
+  a point matters more than its speed.";
 
 #[derive(Parser)]
 #[command(name = "gpusim", version, about = ABOUT, long_about = ABOUT)]
