@@ -252,8 +252,8 @@ fn sectors_per_second(c: &mut Criterion) {
         );
         let pt = &pts[0];
         let t0 = std::time::Instant::now();
-        let first = engine::run_point_with(&dev, &wl, pt, &full)
-            .unwrap_or_else(|d| panic!("{id}: {d:?}"));
+        let first =
+            engine::run_point_with(&dev, &wl, pt, &full).unwrap_or_else(|d| panic!("{id}: {d:?}"));
         let host = t0.elapsed().as_secs_f64();
         eprintln!(
             "{id} nMB={n_mb}: {} sectors, simulated kernel {:.1} us, host {:.3} s, slowdown {:.0}x",

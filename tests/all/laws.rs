@@ -35,7 +35,9 @@
 //!    device with (a) every DRAM timing (tRCD, tRP, CL, tRAS, tWTR, tRTW, tFAW,
 //!    tCCD_L) doubled, (b) `dram_latency_cycles` x3, (c) L1/L2 hit latencies (and
 //!    the far-partition latency) x2 + 17 cycles (devices with a cache), (d)
-//!    `sm.clock_mhz` halved.
+//!    `sm.clock_mhz` halved; and (e) the functional pass that sampled runs
+//!    count with (`engine::sim::count_functional`, no timed model) counts
+//!    the same.
 //! 5. `law5_runs_are_deterministic`: running the same case twice gives identical
 //!    `Counters` and bit-identical `Bottlenecks`.
 //!
@@ -985,6 +987,24 @@ fn check(case: &Case, only: Option<u8>) -> Outcome {
         }
     }
     if want(4) {
+        // (e) the functional pass that sampled runs count with, which has
+        // no timed model at all.
+        let f = wl
+            .instantiate(&Vec::new())
+            .map_err(|d| format!("{d:?}"))
+            .and_then(|i| {
+                engine::sim::count_functional(dev, &i.program).map_err(|e| format!("{e:?}"))
+            });
+        match f {
+            Ok(f) if coalescing(&f) != coalescing(&c) => broke(
+                4,
+                "functional pass",
+                f64::INFINITY,
+                format!("timed {c:?}\n    functional {f:?}"),
+            ),
+            Ok(_) => {}
+            Err(m) => broke(4, "functional pass", f64::INFINITY, m),
+        }
         for (what, d) in &set.variants {
             match simulate(d, &wl, case.regs) {
                 Ok((c2, _)) => {

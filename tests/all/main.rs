@@ -4,6 +4,7 @@ mod cli;
 mod laws;
 mod plot;
 mod reference;
+mod sampling;
 mod seed_rules;
 mod shapes;
 mod validate;

@@ -1,0 +1,89 @@
+//! Sampled timing against timing every block (`--sample`).
+
+use super::cli::gpusim;
+
+/// The CSV rows of a run, as (header, rows).
+fn run_csv(extra: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut args = vec![
+        "run",
+        "configs/c870.ron",
+        "workloads/offset.ron",
+        "--csv",
+        "-",
+    ];
+    args.extend_from_slice(extra);
+    let (ok, out, err) = gpusim(&args);
+    assert!(ok, "{err}");
+    let mut lines = out
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+    let header = lines.next().expect("header");
+    (header, lines.collect())
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+/// Seed 002's offset kernel on the C870 (4 MiB, offset 1: 4096 blocks, 85
+/// waves of 48). Sampled, the L1 counts stay exact and the time is within
+/// the 2% that sampling promises of the run that times every block.
+#[test]
+fn a_sampled_point_keeps_exact_counts_and_time_within_two_percent() {
+    let pin = ["--set", "offset=1", "--set", "elem=4"];
+    let (h, on) = run_csv(&[&pin[..], &["--sample", "on"]].concat());
+    let (h_off, off) = run_csv(&[&pin[..], &["--sample", "off"]].concat());
+    assert_eq!(h, h_off);
+    let (on, off) = (&on[0], &off[0]);
+    let frac: f64 = on[col(&h, "sampled_fraction")].parse().unwrap();
+    assert!(frac < 0.5, "a grid of 85 waves settles early: {frac}");
+    assert_eq!(off[col(&h, "sampled_fraction")], "1.0000");
+    assert_eq!(off[col(&h, "time_ns_error")], "0.000");
+    for c in [
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "transactions_32b",
+        "transactions_64b",
+        "transactions_128b",
+    ] {
+        assert_eq!(on[col(&h, c)], off[col(&h, c)], "{c} is exact");
+    }
+    let t = |r: &Vec<String>| r[col(&h, "time_ns")].parse::<f64>().unwrap();
+    let rel = t(on) / t(off) - 1.0;
+    assert!(
+        rel.abs() <= 0.02,
+        "sampled time {rel:+.4} from the full run"
+    );
+    for c in ["dram__bytes_read.sum", "dram__bytes_write.sum"] {
+        let v = |r: &Vec<String>| r[col(&h, c)].parse::<f64>().unwrap();
+        assert!((v(on) / v(off) - 1.0).abs() <= 0.01, "{c}");
+    }
+}
+
+/// `auto` (the default) times every block of a grid under 100 waves.
+#[test]
+fn auto_times_short_grids_whole() {
+    let (h, rows) = run_csv(&["--set", "offset=0", "--set", "elem=8"]);
+    assert_eq!(rows[0][col(&h, "sampled_fraction")], "1.0000");
+}
+
+#[test]
+fn a_bad_sampling_mode_is_refused() {
+    let (ok, _, err) = gpusim(&[
+        "run",
+        "configs/c870.ron",
+        "workloads/offset.ron",
+        "--sample",
+        "sometimes",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("sometimes") && err.contains("on, off, auto"),
+        "{err}"
+    );
+}
