@@ -231,6 +231,7 @@ fn sectors_per_second(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4));
     let full = engine::RunOptions {
         sampling: engine::Sampling::Off,
+        ..Default::default()
     };
     let cases: [(&str, &str, &str, i64); 4] = [
         ("c870", "offset", "offset", 1),
@@ -293,7 +294,10 @@ fn h200_256mib(c: &mut Criterion) {
             &wl,
             &[("nMB", vec![256]), ("elem", vec![4]), ("stride", vec![2])],
         );
-        let opts = engine::RunOptions { sampling };
+        let opts = engine::RunOptions {
+            sampling,
+            ..Default::default()
+        };
         g.bench_function(format!("stride2_{name}"), |b| {
             b.iter(|| black_box(engine::run_point_with(&dev, &wl, &pts[0], &opts).unwrap()))
         });

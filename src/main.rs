@@ -138,12 +138,19 @@ struct SampleArg {
     /// error estimate in the `time_ns_error` column.
     #[arg(long = "sample", value_name = "on|off|auto", default_value = "auto")]
     sample: engine::Sampling,
+    /// Refuse a point whose kernel would execute more warp instructions than
+    /// this: before it runs, where loops with constant bounds and the grid
+    /// give the count, or when the run gets there. A guard against a
+    /// runaway loop or grid in a script-made workload.
+    #[arg(long, value_name = "N", default_value_t = engine::DEFAULT_MAX_WARP_INSTRUCTIONS)]
+    max_warp_instructions: u64,
 }
 
 impl SampleArg {
     fn options(&self) -> engine::RunOptions {
         engine::RunOptions {
             sampling: self.sample,
+            max_warp_instructions: self.max_warp_instructions,
         }
     }
 }
@@ -196,35 +203,7 @@ struct ExplainArgs {
 }
 
 fn parse_sets(sets: &[String]) -> Result<Vec<(String, Vec<i64>)>, Diag> {
-    sets.iter()
-        .map(|s| {
-            let bad = |why: &str| {
-                Diag::msg(format!(
-                    "--set {s}: {why} (expected NAME=VALUE, NAME=V1,V2,... or NAME=FROM..=TO)"
-                ))
-            };
-            let (name, val) = s.split_once('=').ok_or_else(|| bad("no `=`"))?;
-            let name = name.trim();
-            if name.is_empty() {
-                return Err(bad("empty name"));
-            }
-            let int = |t: &str| -> Result<i64, Diag> {
-                t.trim()
-                    .parse::<i64>()
-                    .map_err(|_| bad(&format!("`{}` is not an integer", t.trim())))
-            };
-            let vals = if let Some((a, b)) = val.split_once("..=") {
-                let (a, b) = (int(a)?, int(b)?);
-                if b < a || b - a > 1_000_000 {
-                    return Err(bad("empty or huge range"));
-                }
-                (a..=b).collect()
-            } else {
-                val.split(',').map(int).collect::<Result<Vec<_>, _>>()?
-            };
-            Ok((name.to_string(), vals))
-        })
-        .collect()
+    sets.iter().map(|s| engine::parse_set(s)).collect()
 }
 
 fn run(args: RunArgs) -> Result<(), Diag> {
@@ -334,7 +313,10 @@ fn main() -> ExitCode {
             csv: a.csv,
             plot: a.plot,
             jobs: a.jobs.jobs,
-            run: engine::RunOptions { sampling: a.sample },
+            run: engine::RunOptions {
+                sampling: a.sample,
+                ..Default::default()
+            },
             quiet: a.quiet,
         }),
     };

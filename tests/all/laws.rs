@@ -993,7 +993,8 @@ fn check(case: &Case, only: Option<u8>) -> Outcome {
             .instantiate(&Vec::new())
             .map_err(|d| format!("{d:?}"))
             .and_then(|i| {
-                engine::sim::count_functional(dev, &i.program).map_err(|e| format!("{e:?}"))
+                engine::sim::count_functional(dev, &i.program, u64::MAX)
+                    .map_err(|e| format!("{e:?}"))
             });
         match f {
             Ok(f) if coalescing(&f) != coalescing(&c) => broke(

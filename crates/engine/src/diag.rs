@@ -90,7 +90,20 @@ impl fmt::Display for Diag {
         }
         write!(f, "{}", self.message)?;
         if let (Some(t), Some(c)) = (&self.text, self.text_col) {
-            write!(f, "\n    {t}\n    {}^", " ".repeat(c))?;
+            // A window of the text around the column, for long ones.
+            const SIDE: usize = 40;
+            let chars: Vec<char> = t.chars().collect();
+            let c = c.min(chars.len());
+            let from = c.saturating_sub(SIDE);
+            let to = (c + SIDE).min(chars.len());
+            let pre = if from > 0 { "..." } else { "" };
+            let post = if to < chars.len() { "..." } else { "" };
+            let shown: String = chars[from..to].iter().collect();
+            write!(
+                f,
+                "\n    {pre}{shown}{post}\n    {}^",
+                " ".repeat(pre.len() + c - from)
+            )?;
         }
         Ok(())
     }

@@ -74,10 +74,28 @@ pub struct PointResult {
 }
 
 /// How points are run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunOptions {
     /// Whether the timed model samples the grid's waves.
     pub sampling: Sampling,
+    /// A point whose kernel would execute more warp instructions is refused
+    /// (before it runs where the count is known up front, else when it
+    /// gets there).
+    pub max_warp_instructions: u64,
+}
+
+/// The default budget of warp instructions per point: a hundred times the
+/// largest shipped workload (a 1 GiB stream: 8.4 million warps of a few
+/// instructions); a point timed whole at that size would run for days.
+pub const DEFAULT_MAX_WARP_INSTRUCTIONS: u64 = 10_000_000_000;
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            sampling: Sampling::default(),
+            max_warp_instructions: DEFAULT_MAX_WARP_INSTRUCTIONS,
+        }
+    }
 }
 
 impl PointResult {
@@ -103,11 +121,68 @@ fn read(path: &Path) -> Result<String, Diag> {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(path: &Path, src: &str) -> Result<T, Diag> {
+    // ron's parser recurses on nesting: refuse a depth no file needs
+    // before it can exhaust the stack.
+    if let Some((line, col)) = too_deep(src) {
+        return Err(Diag {
+            file: Some(path.display().to_string()),
+            pos: Some((line, col)),
+            ..Diag::msg(format!("nested more than {MAX_NESTING} levels deep"))
+        });
+    }
     ron_options().from_str(src).map_err(|e| Diag {
         file: Some(path.display().to_string()),
         pos: Some((e.position.line, e.position.col)),
         ..Diag::msg(e.code.to_string())
     })
+}
+
+/// Brackets deeper than this are refused (the shipped files nest 6 deep).
+pub const MAX_NESTING: usize = 64;
+
+/// Line and column where `src` first nests brackets deeper than
+/// [`MAX_NESTING`] (outside strings and comments), if it does.
+fn too_deep(src: &str) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
+    let mut chars = src.chars().peekable();
+    let (mut in_str, mut escaped) = (false, false);
+    while let Some(c) = chars.next() {
+        col += 1;
+        if c == '\n' {
+            line += 1;
+            col = 0;
+        }
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        line += 1;
+                        col = 0;
+                        break;
+                    }
+                }
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some((line, col));
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Reads a RON file of any serde type (e.g. a validation manifest), with
@@ -120,9 +195,15 @@ pub fn load_ron<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Diag> 
 /// Reads and validates a device config.
 pub fn load_device(path: &Path) -> Result<DeviceSpec, Diag> {
     let src = read(path)?;
-    let d: DeviceSpec = parse(path, &src)?;
+    device_from_str(path, &src)
+}
+
+/// Parses and validates a device config's text (`path` names it in
+/// diagnostics).
+pub fn device_from_str(path: &Path, src: &str) -> Result<DeviceSpec, Diag> {
+    let d: DeviceSpec = parse(path, src)?;
     d.validate().map_err(|(field, m)| {
-        Diag::field(field, m).in_file(&path.display().to_string(), Some(&src))
+        Diag::field(field, m).in_file(&path.display().to_string(), Some(src))
     })?;
     Ok(d)
 }
@@ -210,6 +291,12 @@ pub fn file_kind(path: &Path) -> Result<FileKind, Diag> {
 /// Reads and checks a workload.
 pub fn load_workload(path: &Path) -> Result<LoadedWorkload, Diag> {
     let src = read(path)?;
+    workload_from_str(path, src)
+}
+
+/// Parses and validates a workload's text (`path` names it in
+/// diagnostics).
+pub fn workload_from_str(path: &Path, src: String) -> Result<LoadedWorkload, Diag> {
     let w: Workload = parse(path, &src)?;
     let file = path.display().to_string();
     w.validate().map_err(|d| d.in_file(&file, Some(&src)))?;
@@ -218,6 +305,40 @@ pub fn load_workload(path: &Path) -> Result<LoadedWorkload, Diag> {
         file,
         src,
     })
+}
+
+/// Parses one `--set` value: `NAME=VALUE`, `NAME=V1,V2,...` or
+/// `NAME=FROM..=TO` (at most a million values).
+pub fn parse_set(s: &str) -> Result<(String, Vec<i64>), Diag> {
+    let bad = |why: &str| {
+        Diag::msg(format!(
+            "--set {s}: {why} (expected NAME=VALUE, NAME=V1,V2,... or NAME=FROM..=TO)"
+        ))
+    };
+    let (name, val) = s.split_once('=').ok_or_else(|| bad("no `=`"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(bad("empty name"));
+    }
+    let int = |t: &str| -> Result<i64, Diag> {
+        t.trim()
+            .parse::<i64>()
+            .map_err(|_| bad(&format!("`{}` is not an integer", t.trim())))
+    };
+    let vals = if let Some((a, b)) = val.split_once("..=") {
+        let (a, b) = (int(a)?, int(b)?);
+        if b < a || (b as i128 - a as i128) > 1_000_000 {
+            return Err(bad("empty or huge range"));
+        }
+        (a..=b).collect()
+    } else {
+        let v = val.split(',').map(int).collect::<Result<Vec<_>, _>>()?;
+        if v.len() > 1_000_000 {
+            return Err(bad("more than a million values"));
+        }
+        v
+    };
+    Ok((name.to_string(), vals))
 }
 
 fn point_text(p: &Point) -> String {
@@ -244,8 +365,25 @@ pub fn run_point_with(
     opts: &RunOptions,
 ) -> Result<PointResult, Diag> {
     let inst = wl.workload.instantiate(point).map_err(|d| wl.locate(d))?;
-    let sim =
-        Simulation::new(dev, &inst.program, wl.workload.regs_per_thread).sampling(opts.sampling);
+    let budget = opts.max_warp_instructions;
+    if inst.min_warp_instructions > budget {
+        let p = &inst.program;
+        let warps = p.blocks().saturating_mul(p.warps_per_block() as u64).max(1);
+        return Err(wl.locate(Diag::msg(format!(
+            "refused at {} on {}: the kernel would execute at least {} warp instructions \
+             ({} blocks x {} warps x at least {} each), more than the budget of {budget} \
+             (--max-warp-instructions)",
+            point_text(point),
+            dev.name,
+            inst.min_warp_instructions,
+            p.blocks(),
+            p.warps_per_block(),
+            inst.min_warp_instructions / warps,
+        ))));
+    }
+    let sim = Simulation::new(dev, &inst.program, wl.workload.regs_per_thread)
+        .sampling(opts.sampling)
+        .budget(budget);
     let out = sim.run_outcome().map_err(|e| match e {
         SimError::Exec { err, block, thread } => {
             let src = &inst.program.sources[err.pc as usize];
@@ -266,6 +404,12 @@ pub fn run_point_with(
                 ),
             ))
         }
+        SimError::Budget(n) => wl.locate(Diag::msg(format!(
+            "stopped at {} on {}: the kernel ran past the budget of {n} warp instructions \
+             (--max-warp-instructions)",
+            point_text(point),
+            dev.name
+        ))),
         SimError::Launch(m) => wl.locate(Diag::msg(format!(
             "cannot launch on {} at {}: {m}",
             dev.name,

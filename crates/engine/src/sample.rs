@@ -74,6 +74,10 @@ pub const TOLERANCE: f64 = 0.01;
 /// time most of their blocks anyway.
 pub const AUTO_MIN_WAVES: u64 = 100;
 
+/// Retirement times kept at most (32 MiB): a kernel that has not settled
+/// by then is timed whole, without keeping more.
+pub const MAX_RECORDED: usize = 1 << 22;
+
 /// Counters snapshotted at each wave, in this order: L1 load hits, L2
 /// read sectors, L2 read hits, L2 write sectors, DRAM bytes read, DRAM
 /// bytes written.
@@ -172,6 +176,12 @@ impl Sampler {
             Sampling::On => waves > (WARMUP_WAVES + 2 * HALF_WAVES) as u64,
             Sampling::Auto => waves >= AUTO_MIN_WAVES,
         }
+    }
+
+    /// Whether the sampler has given up (it keeps at most
+    /// [`MAX_RECORDED`] retirement times).
+    pub fn exhausted(&self) -> bool {
+        self.retired.len() >= MAX_RECORDED
     }
 
     /// Records a block's retirement at `t`; returns true at the end of a

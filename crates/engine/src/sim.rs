@@ -137,6 +137,8 @@ pub enum SimError {
     },
     /// The launch cannot run on this device.
     Launch(String),
+    /// The kernel executed more warp instructions than its budget.
+    Budget(u64),
 }
 
 /// The whole device for one launch, owned by value so that a run can move
@@ -166,6 +168,7 @@ pub struct Simulation<'a> {
     warp_time: f64,
     // Sampling.
     mode: Sampling,
+    budget: u64,
     /// Blocks dispatched at most (the grid, or the sample).
     limit: u64,
     retired_blocks: u64,
@@ -216,7 +219,12 @@ fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
 /// Executes and coalesces every warp of `prog`'s grid without the timed
 /// model: the counts that do not depend on time (requests, sectors,
 /// transactions, warp instructions), exact.
-pub fn count_functional(dev: &DeviceSpec, prog: &Program) -> Result<Counters, SimError> {
+/// Stops with [`SimError::Budget`] past `budget` warp instructions.
+pub fn count_functional(
+    dev: &DeviceSpec,
+    prog: &Program,
+    budget: u64,
+) -> Result<Counters, SimError> {
     let mut c = Counters::default();
     let mut warp = Warp::default();
     let mut scratch = Scratch::default();
@@ -227,6 +235,9 @@ pub fn count_functional(dev: &DeviceSpec, prog: &Program) -> Result<Counters, Si
         for w in 0..prog.warps_per_block() {
             warp.reset(prog, idx, w);
             loop {
+                if c.warp_instructions > budget {
+                    return Err(SimError::Budget(budget));
+                }
                 match warp.step(prog, &mut scratch, &mut a) {
                     Ok(Step::Done) => break,
                     Ok(Step::Alu) => c.warp_instructions += 1,
@@ -301,11 +312,19 @@ impl<'a> Simulation<'a> {
             loads: 0,
             warp_time: 0.0,
             mode: Sampling::Off,
+            budget: u64::MAX,
             limit: prog.blocks(),
             retired_blocks: 0,
             sampler: None,
             steady: None,
         }
+    }
+
+    /// Stops the run with [`SimError::Budget`] once it has executed more
+    /// than `n` warp instructions (no limit by default).
+    pub fn budget(mut self, n: u64) -> Simulation<'a> {
+        self.budget = n;
+        self
     }
 
     /// Times only a sample of the grid's waves where `mode` allows (see
@@ -361,7 +380,7 @@ impl<'a> Simulation<'a> {
         if Sampler::wanted(self.mode, total, wave) {
             // Every warp still runs functionally: exact counts, and every
             // fault found, whichever blocks are timed.
-            let c = count_functional(self.dev, self.prog)?;
+            let c = count_functional(self.dev, self.prog, self.budget)?;
             // At most this many bytes are touched; beyond the L2's
             // capacity the steady state includes its evictions.
             let touched = (c.sectors_ld + c.sectors_st) * 32;
@@ -473,6 +492,10 @@ impl<'a> Simulation<'a> {
         let Some(s) = &mut self.sampler else {
             return;
         };
+        if s.exhausted() {
+            self.sampler = None;
+            return;
+        }
         if !s.block_done(t) {
             return;
         }
@@ -531,6 +554,9 @@ impl<'a> Simulation<'a> {
                         Step::Alu => {
                             t = self.sms[s.sm as usize].issue_alu(t);
                             self.counters.warp_instructions += 1;
+                            if self.counters.warp_instructions > self.budget {
+                                return Err(SimError::Budget(self.budget));
+                            }
                             if t > t0 {
                                 self.heap.push(Reverse((t, id)));
                                 return Ok(());
@@ -546,6 +572,9 @@ impl<'a> Simulation<'a> {
                         }
                         Step::Mem => {
                             self.counters.warp_instructions += 1;
+                            if self.counters.warp_instructions > self.budget {
+                                return Err(SimError::Budget(self.budget));
+                            }
                             a
                         }
                     }

@@ -215,6 +215,7 @@ impl DeviceSpec {
             .map_err(field)?;
         }
         self.dram.validate().map_err(|m| ("dram".to_string(), m))?;
+        self.check_ranges()?;
         for (f, r) in [
             ("load_rule", self.load_rule),
             ("store_rule", self.store_rule),
@@ -223,6 +224,166 @@ impl DeviceSpec {
                 if bytes != 32 && bytes != 128 {
                     return e(f, format!("Lines(bytes) must be 32 or 128, not {bytes}"));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses values no GPU comes near (about a thousand times beyond the
+    /// largest of today's devices): the timed model's state and its
+    /// picosecond arithmetic are sized by them (a latency of 2^31 cycles
+    /// makes every calendar span seconds; a cache of a terabyte would be
+    /// allocated), so such a value is an error, not a what-if.
+    fn check_ranges(&self) -> Result<(), (String, String)> {
+        let (sm, d) = (&self.sm, &self.dram);
+        let mut v: Vec<(&str, f64, f64, f64)> = vec![
+            ("sm.count", sm.count as f64, 1.0, 65536.0),
+            ("sm.clock_mhz", sm.clock_mhz, 1.0, 100_000.0),
+            ("sm.max_threads", sm.max_threads as f64, 1.0, 1e6),
+            ("sm.max_warps", sm.max_warps as f64, 1.0, 32768.0),
+            ("sm.max_blocks", sm.max_blocks as f64, 1.0, 32768.0),
+            (
+                "sm.max_threads_per_block",
+                sm.max_threads_per_block as f64,
+                1.0,
+                1e6,
+            ),
+            ("sm.issue_per_cycle", sm.issue_per_cycle, 1e-3, 1024.0),
+            (
+                "sm.alu_latency_cycles",
+                sm.alu_latency_cycles as f64,
+                0.0,
+                1e5,
+            ),
+            (
+                "sm.lsu_lines_per_cycle",
+                sm.lsu_lines_per_cycle,
+                1e-3,
+                1024.0,
+            ),
+            (
+                "sm.max_pending_lines",
+                sm.max_pending_lines as f64,
+                1.0,
+                1e6,
+            ),
+            ("sm.lsu_queue_lines", sm.lsu_queue_lines as f64, 1.0, 1e6),
+            (
+                "interconnect.sm_port_bytes_per_cycle",
+                self.interconnect.sm_port_bytes_per_cycle,
+                1e-3,
+                1e6,
+            ),
+            (
+                "interconnect.header_bytes",
+                self.interconnect.header_bytes as f64,
+                0.0,
+                4096.0,
+            ),
+            (
+                "dram_latency_cycles",
+                self.dram_latency_cycles as f64,
+                1.0,
+                1e6,
+            ),
+            (
+                "launch.kernel_overhead_ns",
+                self.launch.kernel_overhead_ns,
+                0.0,
+                1e9,
+            ),
+            (
+                "launch.block_launch_cycles",
+                self.launch.block_launch_cycles,
+                0.0,
+                1e6,
+            ),
+            ("dram.channels", d.channels as f64, 1.0, 65536.0),
+            ("dram.channel_bits", d.channel_bits as f64, 1.0, 65536.0),
+            ("dram.data_rate_gbps", d.data_rate_gbps, 1e-3, 1e4),
+            ("dram.access_bytes", d.access_bytes as f64, 1.0, 65536.0),
+            ("dram.banks", d.banks as f64, 1.0, 65536.0),
+            ("dram.row_bytes", d.row_bytes as f64, 1.0, 16.0 * 1048576.0),
+            (
+                "dram.interleave_bytes",
+                d.interleave_bytes as f64,
+                1.0,
+                1073741824.0,
+            ),
+            ("dram.t_rcd_ns", d.t_rcd_ns, 0.0, 1e6),
+            ("dram.t_rp_ns", d.t_rp_ns, 0.0, 1e6),
+            ("dram.t_cl_ns", d.t_cl_ns, 0.0, 1e6),
+            ("dram.t_ras_ns", d.t_ras_ns, 0.0, 1e6),
+            ("dram.t_wtr_ns", d.t_wtr_ns, 0.0, 1e6),
+            ("dram.t_rtw_ns", d.t_rtw_ns, 0.0, 1e6),
+            ("dram.t_faw_ns", d.t_faw_ns, 0.0, 1e6),
+            ("dram.t_ccd_l_ns", d.t_ccd_l_ns, 0.0, 1e6),
+            ("dram.write_drain", d.write_drain as f64, 1.0, 1e6),
+            ("dram.read_queue", d.read_queue as f64, 1.0, 1e6),
+            ("dram.ecc_overhead", d.ecc_overhead, 0.0, 100.0),
+        ];
+        // Caches are allocated whole: at most 4 GiB of L1 over all SMs,
+        // and of L2.
+        const CACHE_TOTAL: f64 = 4.0 * 1073741824.0;
+        if let Some(l1) = &self.l1 {
+            v.push((
+                "l1.hit_latency_cycles",
+                l1.hit_latency_cycles as f64,
+                0.0,
+                1e5,
+            ));
+            v.push((
+                "l1.cache.size_bytes",
+                l1.cache.size_bytes as f64 * sm.count as f64,
+                1.0,
+                CACHE_TOTAL,
+            ));
+        }
+        if let Some(l2) = &self.l2 {
+            v.push(("l2.slices", l2.slices as f64, 1.0, 65536.0));
+            v.push((
+                "l2.hit_latency_cycles",
+                l2.hit_latency_cycles as f64,
+                0.0,
+                1e5,
+            ));
+            v.push((
+                "l2.far_latency_cycles",
+                l2.far_latency_cycles as f64,
+                0.0,
+                1e5,
+            ));
+            v.push((
+                "l2.slice_bytes_per_cycle",
+                l2.slice_bytes_per_cycle,
+                1e-3,
+                1e6,
+            ));
+            if let Some(w) = l2.slice_write_bytes_per_cycle {
+                v.push(("l2.slice_write_bytes_per_cycle", w, 1e-3, 1e6));
+            }
+            v.push(("l2.mshrs", l2.mshrs as f64, 1.0, 1e6));
+            v.push((
+                "l2.slice.size_bytes",
+                l2.slice.size_bytes as f64 * l2.slices as f64,
+                1.0,
+                CACHE_TOTAL,
+            ));
+        }
+        for (path, x, lo, hi) in v {
+            if !(x.is_finite() && x >= lo && x <= hi) {
+                let what = if path.ends_with("size_bytes") {
+                    " (over all SMs or slices)"
+                } else {
+                    ""
+                };
+                return Err((
+                    path.to_string(),
+                    format!(
+                        "must be between {lo} and {hi}{what}, is {x}: far beyond any GPU, and the \
+                         model's state grows with it"
+                    ),
+                ));
             }
         }
         Ok(())

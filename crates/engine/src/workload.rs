@@ -124,6 +124,67 @@ pub struct Instance {
     pub program: Program,
     /// Useful bytes.
     pub useful_bytes: u64,
+    /// Warp instructions the grid executes at least: blocks x warps per
+    /// block x the fewest a warp can run (loops with constant bounds
+    /// counted whole, branches by their shorter side), saturating.
+    pub min_warp_instructions: u64,
+}
+
+/// Every variable `body` assigns (`Let`s and loop variables).
+fn kernel_vars(body: &[Stmt], out: &mut Vec<String>) {
+    for s in body {
+        match s {
+            Stmt::Let(n, _) => out.push(n.clone()),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                kernel_vars(then, out);
+                kernel_vars(otherwise, out);
+            }
+            Stmt::For { var, body, .. } => {
+                out.push(var.clone());
+                kernel_vars(body, out);
+            }
+            Stmt::Load(a) => out.extend(a.dst.clone()),
+            Stmt::Store(_) => {}
+        }
+    }
+}
+
+/// The fewest warp instructions `body` can execute, with `lookup` for the
+/// constants (loops whose bounds depend on a lane count as not entered).
+fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 {
+    let konst = |t: &str| eval_const(t, &mut |n| lookup(n)).ok();
+    body.iter()
+        .map(|s| match s {
+            Stmt::Let(..) | Stmt::Load(_) | Stmt::Store(_) => 1,
+            Stmt::If {
+                then, otherwise, ..
+            } => 1 + min_instructions(then, lookup).min(min_instructions(otherwise, lookup)),
+            Stmt::For {
+                from,
+                to,
+                step,
+                body,
+                ..
+            } => {
+                let step = step.as_deref().map_or(Some(1), konst);
+                let trips = match (konst(from), konst(to), step) {
+                    (Some(a), Some(b), Some(st)) if st != 0 => {
+                        let span = (b as i128 - a as i128) * st.signum() as i128;
+                        if span > 0 {
+                            let st = (st as i128).abs();
+                            ((span + st - 1) / st).min(u64::MAX as i128) as u64
+                        } else {
+                            0
+                        }
+                    }
+                    _ => 0,
+                };
+                1u64.saturating_add(trips.saturating_mul(min_instructions(body, lookup)))
+            }
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 impl Workload {
@@ -297,9 +358,26 @@ impl Workload {
             },
         )
         .map_err(|e| Diag::field(e.path.clone(), e.message.clone()).with_text_opt(e.text, e.col))?;
+        // Names the kernel assigns are not constants, whatever the
+        // parameters call them.
+        let mut vars = Vec::new();
+        kernel_vars(&self.kernel, &mut vars);
+        let fixed = |n: &str| {
+            if vars.iter().any(|v| v == n) {
+                None
+            } else {
+                lookup(n)
+            }
+        };
+        let per_warp = min_instructions(&self.kernel, &fixed);
+        let min_warp_instructions = program
+            .blocks()
+            .saturating_mul(program.warps_per_block() as u64)
+            .saturating_mul(per_warp);
         Ok(Instance {
             program,
             useful_bytes: useful as u64,
+            min_warp_instructions,
         })
     }
 }

@@ -353,12 +353,59 @@ impl Parser<'_> {
     }
 }
 
+/// Tokens an expression may have: the parser, and everything that walks
+/// its tree, recurse once per level, and a tree is never deeper than its
+/// tokens.
+pub const MAX_TOKENS: usize = 1000;
+/// Parentheses (and `?:`, unary operators) nested at most this deep.
+pub const MAX_NESTING: usize = 64;
+
 /// Parses an expression.
 pub fn parse(text: &str) -> Result<Ast, ParseError> {
     let toks = lex(text)?;
     let mut p = Parser { toks, pos: 0, text };
     if p.toks.is_empty() {
         return Err(p.err("empty expression"));
+    }
+    // The text quoted in these errors is cut short: it may be huge.
+    let short = |message: String, col: usize| ParseError {
+        message,
+        col,
+        text: match text.char_indices().nth(60) {
+            Some((i, _)) => format!("{}...", &text[..i]),
+            None => text.to_string(),
+        },
+    };
+    if p.toks.len() > MAX_TOKENS {
+        return Err(short(
+            format!(
+                "expression too long: {} tokens (at most {MAX_TOKENS})",
+                p.toks.len()
+            ),
+            p.toks[MAX_TOKENS].1,
+        ));
+    }
+    let mut depth = 0usize;
+    let mut operand_next = true;
+    for (t, col) in &p.toks {
+        let opens = match t {
+            Tok::Op("(" | "?") => true,
+            // A prefix operator nests the operand after it.
+            Tok::Op("-" | "!" | "~") => operand_next,
+            _ => false,
+        };
+        match t {
+            _ if opens => depth += 1,
+            Tok::Op(")" | ":") => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        operand_next = matches!(t, Tok::Op(o) if *o != ")");
+        if depth > MAX_NESTING {
+            return Err(short(
+                format!("nested more than {MAX_NESTING} levels deep"),
+                *col,
+            ));
+        }
     }
     let e = p.expr()?;
     if p.pos != p.toks.len() {

@@ -1,0 +1,151 @@
+//! Hostile input: each found by hand or by `gpusim-fuzz`, each refused
+//! with a message that names the file, field and reason (no crash, no
+//! hang, no silently wrong result).
+
+use super::cli::gpusim;
+
+fn temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("gpusim-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// A workload with `grid`, `bytes` and loop bound `to` substituted.
+fn kernel(grid: &str, bytes: &str, to: &str) -> String {
+    format!(
+        r#"Workload(
+    name: "hostile",
+    description: "a kernel built to run too long",
+    params: [(name: "n", default: 1024, doc: "elements")],
+    buffers: [(name: "v", bytes: "{bytes}")],
+    grid: ["{grid}"],
+    block: ["256"],
+    regs_per_thread: 8,
+    useful_bytes: "n * 4",
+    kernel: [
+        Let("id", "blockIdx.x * blockDim.x + threadIdx.x"),
+        For(var: "k", from: "0", to: "{to}", body: [
+            Store(buf: "v", index: "id", width: "4"),
+        ]),
+    ],
+)"#
+    )
+}
+
+fn refused(args: &[&str], want: &[&str]) {
+    let t0 = std::time::Instant::now();
+    let (ok, _, err) = gpusim(args);
+    assert!(!ok, "accepted: {args:?}");
+    for w in want {
+        assert!(err.contains(w), "`{w}` not in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    // Refused up front, not after running (generous for a loaded machine).
+    assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_loop_of_ten_to_the_twelve_iterations_is_refused_before_it_runs() {
+    let f = temp("loop.ron", &kernel("n / 256", "n * 4", "1000000000000"));
+    refused(
+        &["run", "configs/h200.ron", &f],
+        &[
+            &f,
+            "at least",
+            "warp instructions",
+            "--max-warp-instructions",
+        ],
+    );
+}
+
+#[test]
+fn a_grid_of_two_to_the_thirty_one_blocks_is_refused_before_it_runs() {
+    let f = temp("grid.ron", &kernel("2147483648", "8796093022208", "1"));
+    refused(
+        &["run", "configs/h200.ron", &f],
+        &[&f, "2147483648 blocks", "--max-warp-instructions"],
+    );
+}
+
+#[test]
+fn the_budget_can_be_lowered() {
+    refused(
+        &[
+            "run",
+            "configs/c2050.ron",
+            "workloads/offset.ron",
+            "--max-warp-instructions",
+            "1000",
+        ],
+        &["budget of 1000"],
+    );
+}
+
+/// Found by the fuzzer: 100,000 nested parentheses overflowed the
+/// parser's stack (an abort, not an error).
+#[test]
+fn a_deeply_nested_expression_is_an_error_not_a_stack_overflow() {
+    let src = std::fs::read_to_string(super::repo("workloads/offset.ron")).unwrap();
+    let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+    let f = temp(
+        "deep.ron",
+        &src.replacen("useful_bytes: \"", &format!("useful_bytes: \"{deep} + "), 1),
+    );
+    refused(
+        &["run", "configs/h200.ron", &f],
+        &[&f, "useful_bytes", "expression too long"],
+    );
+    let f = temp(
+        "deep2.ron",
+        &src.replacen(
+            "useful_bytes: \"",
+            &format!("useful_bytes: \"{} 1 + ", "-".repeat(200)),
+            1,
+        ),
+    );
+    refused(&["run", "configs/h200.ron", &f], &["nested more than 64"]);
+}
+
+/// Found by the fuzzer: an ALU latency of 2^31 cycles made every calendar
+/// span seconds of picoseconds, allocating gigabytes.
+#[test]
+fn absurd_device_values_are_refused_with_the_field() {
+    let src = std::fs::read_to_string(super::repo("configs/h200.ron")).unwrap();
+    for (from, to, field) in [
+        (
+            "alu_latency_cycles: 4",
+            "alu_latency_cycles: 2147483647",
+            "sm.alu_latency_cycles",
+        ),
+        ("clock_mhz: ", "clock_mhz: NaN, // ", "sm.clock_mhz"),
+        ("clock_mhz: ", "clock_mhz: 0.0, // ", "sm.clock_mhz"),
+        ("clock_mhz: ", "clock_mhz: -inf, // ", "sm.clock_mhz"),
+        (
+            "data_rate_gbps: ",
+            "data_rate_gbps: 1e-300, // ",
+            "data_rate_gbps",
+        ),
+    ] {
+        assert!(src.contains(from), "{from}");
+        let f = temp("dev.ron", &src.replacen(from, to, 1));
+        refused(&["run", &f, "workloads/offset.ron"], &[&f, field]);
+    }
+}
+
+/// A range whose width overflowed 64 bits was accepted by a subtraction
+/// that wrapped.
+#[test]
+fn a_range_wider_than_sixty_four_bits_is_refused() {
+    refused(
+        &[
+            "run",
+            "configs/h200.ron",
+            "workloads/offset.ron",
+            "--set",
+            "offset=-9223372036854775808..=9223372036854775807",
+        ],
+        &["huge range"],
+    );
+}
