@@ -149,3 +149,41 @@ fn a_range_wider_than_sixty_four_bits_is_refused() {
         &["huge range"],
     );
 }
+
+/// Workload text with one part of the default kernel replaced.
+fn variant(from: &str, to: &str) -> String {
+    let src = kernel("n / 256", "n * 4", "1");
+    assert!(src.contains(from), "{from}");
+    src.replacen(from, to, 1)
+}
+
+/// Found by the fuzzer (with overflow checks): each overflowed 64- or
+/// 32-bit arithmetic, which a release build wraps silently.
+#[test]
+fn overflowing_workload_numbers_are_errors() {
+    for (from, to, want) in [
+        (
+            r#"default: 1024, doc"#,
+            r#"default: 1024, sweep: Range(from: -9223372036854775808, to: 9223372036854775807), doc"#,
+            "more than a million values",
+        ),
+        (
+            r#"buffers: [(name: "v", bytes: "n * 4")]"#,
+            r#"buffers: [(name: "v", bytes: "n * 4"), (name: "w", bytes: "9223372036854775807"), (name: "x", bytes: "9223372036854775807")]"#,
+            "64-bit address space",
+        ),
+        (
+            "regs_per_thread: 8",
+            "regs_per_thread: 4294967295",
+            "does not fit on one SM",
+        ),
+        (
+            r#"block: ["256"]"#,
+            r#"block: ["65536", "65536", "2"]"#,
+            "threads; at most",
+        ),
+    ] {
+        let f = temp("overflow.ron", &variant(from, to));
+        refused(&["run", "configs/c2050.ron", &f, "-j", "1"], &[&f, want]);
+    }
+}

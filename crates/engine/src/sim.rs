@@ -345,8 +345,10 @@ impl<'a> Simulation<'a> {
                 sm.max_threads_per_block
             ));
         }
-        let regs = self.regs_per_thread * warps * 32;
-        let by_regs = sm.registers.checked_div(regs).unwrap_or(u32::MAX);
+        let regs = self.regs_per_thread as u64 * warps as u64 * 32;
+        let by_regs = (sm.registers as u64)
+            .checked_div(regs)
+            .map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32);
         let n = sm
             .max_blocks
             .min(sm.max_warps / warps)

@@ -86,10 +86,12 @@ impl Sweep {
                 if to < from {
                     return Err(format!("empty range {from}..={to}"));
                 }
-                if (to - from) / step > 1_000_000 {
+                // (In 128 bits: the span of two extreme values overflows 64.)
+                let n = (*to as i128 - *from as i128) / step as i128;
+                if n > 1_000_000 {
                     return Err("more than a million values".into());
                 }
-                Ok((0..=(to - from) / step).map(|k| from + k * step).collect())
+                Ok((0..=n as i64).map(|k| from + k * step).collect())
             }
         }
     }
@@ -117,6 +119,10 @@ pub type Point = Vec<(String, i64)>;
 /// C++ Programming Guide), so that buffers never share a DRAM page or line.
 pub const ALLOC_ALIGN: u64 = 2 << 20;
 const HEAP_BASE: u64 = 1 << 32;
+
+/// Threads a block may have, on any device a config can describe (the
+/// device's own limit, `sm.max_threads_per_block`, is checked at launch).
+pub const MAX_BLOCK_THREADS: u64 = 1 << 20;
 
 /// Everything needed to simulate one point.
 pub struct Instance {
@@ -297,6 +303,16 @@ impl Workload {
         };
         let grid = dims("grid", &self.grid)?;
         let block = dims("block", &self.block)?;
+        let threads: u64 = block.iter().map(|&d| d as u64).product();
+        if threads > MAX_BLOCK_THREADS {
+            return Err(Diag::field(
+                "block",
+                format!(
+                    "a block of {} x {} x {} = {threads} threads; at most {MAX_BLOCK_THREADS}",
+                    block[0], block[1], block[2]
+                ),
+            ));
+        }
         let mut bufs = Vec::new();
         let mut cursor = HEAP_BASE;
         for (i, b) in self.buffers.iter().enumerate() {
@@ -332,12 +348,26 @@ impl Workload {
                     format!("buffer `{}` is declared twice", b.name),
                 ));
             }
+            let end = (cursor + off)
+                .checked_add(bytes as u64)
+                .and_then(|e| e.checked_next_multiple_of(ALLOC_ALIGN))
+                .ok_or_else(|| {
+                    Diag::field(
+                        format!("buffers[{i}].bytes"),
+                        format!(
+                            "buffer `{}` ({bytes} bytes) does not fit in the 64-bit address space \
+                             after the buffers before it",
+                            b.name
+                        ),
+                    )
+                    .with_text(&b.bytes, None)
+                })?;
             bufs.push(BufferDecl {
                 name: b.name.clone(),
                 base: cursor + off,
                 bytes: bytes as u64,
             });
-            cursor = (cursor + off + bytes as u64).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
+            cursor = end;
         }
         let useful = eval_const(&self.useful_bytes, &mut |n| lookup(n))
             .map_err(|e| cerr("useful_bytes".into(), &self.useful_bytes, e))?;

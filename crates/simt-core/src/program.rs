@@ -175,9 +175,12 @@ impl Program {
         self.threads_per_block().div_ceil(32)
     }
 
-    /// Blocks in the grid.
+    /// Blocks in the grid (saturating: three dimensions of 2^32 - 1
+    /// overflow 64 bits).
     pub fn blocks(&self) -> u64 {
-        self.grid_dim.iter().map(|&d| d as u64).product()
+        self.grid_dim
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
     }
 }
 
