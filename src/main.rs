@@ -6,6 +6,7 @@ mod output;
 mod plot;
 mod progress;
 mod validate;
+mod variants;
 
 use clap::{Args, Parser, Subcommand};
 use engine::{DeviceSpec, Diag, FileKind, LoadedWorkload, PointResult};
@@ -123,6 +124,16 @@ struct SetArgs {
 }
 
 #[derive(Args)]
+struct ConfigSetArgs {
+    /// Change a field of the device file: PATH=VALUE, PATH=V1,V2,... or
+    /// PATH=FROM..=TO, PATH as written in the file (sm.count,
+    /// l2.slice.size_bytes, load_rule=Lines(bytes: 32)). Several values give
+    /// one device variant each; checked like the file. Repeatable.
+    #[arg(long = "config-set", value_name = "PATH=VALUE")]
+    config_set: Vec<String>,
+}
+
+#[derive(Args)]
 struct RunArgs {
     /// Device configs (configs/*.ron) and workloads (workloads/*.ron), in any
     /// order: each file says which it is. Every workload runs on every device.
@@ -130,6 +141,8 @@ struct RunArgs {
     files: Vec<PathBuf>,
     #[command(flatten)]
     set: SetArgs,
+    #[command(flatten)]
+    config_set: ConfigSetArgs,
     /// Write all columns as CSV to this file ("-" for stdout).
     #[arg(long, value_name = "PATH")]
     csv: Option<PathBuf>,
@@ -154,6 +167,8 @@ struct ExplainArgs {
     workload: PathBuf,
     #[command(flatten)]
     set: SetArgs,
+    #[command(flatten)]
+    config_set: ConfigSetArgs,
     /// Global warp index (block * warps per block + warp in block).
     #[arg(long, default_value_t = 0)]
     warp: u64,
@@ -194,9 +209,11 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, Vec<i64>)>, Diag> {
 fn run(args: RunArgs) -> Result<(), Diag> {
     let mut devs: Vec<DeviceSpec> = Vec::new();
     let mut wls: Vec<LoadedWorkload> = Vec::new();
+    let config_sets = variants::parse(&args.config_set.config_set)?;
+    let mut varied = variants::Variants::default();
     for f in &args.files {
         match engine::file_kind(f)? {
-            FileKind::Device => devs.push(engine::load_device(f)?),
+            FileKind::Device => devs.extend(variants::load(f, &config_sets, &mut varied)?),
             FileKind::Workload => wls.push(engine::load_workload(f)?),
         }
     }
@@ -248,10 +265,10 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     }
     let all: Vec<PointResult> = per_wl.iter().flatten().cloned().collect();
     if let Some(p) = &args.csv {
-        output::write_file(p, &output::csv(&params, &all))?;
+        output::write_file(p, &output::csv_with(&params, &varied, &all))?;
     }
     if let Some(p) = &args.json {
-        output::write_file(p, &output::json(&params, &all))?;
+        output::write_file(p, &output::json_with(&params, &varied, &all))?;
     }
     if let Some(p) = &args.plot {
         for (wl, results) in wls.iter().zip(&per_wl) {
@@ -280,7 +297,14 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Run(a) => run(a),
         Cmd::Explain(a) => (|| {
-            let dev = engine::load_device(&a.config)?;
+            let sets = variants::parse(&a.config_set.config_set)?;
+            if let Some(s) = sets.iter().find(|s| s.values.len() > 1) {
+                return Err(Diag::msg(format!(
+                    "--config-set {}: explain shows one device; give one value",
+                    s.path
+                )));
+            }
+            let dev = variants::load(&a.config, &sets, &mut Default::default())?.remove(0);
             let wl = engine::load_workload(&a.workload)?;
             let sets = parse_sets(&a.set.set)?;
             let text = explain::explain(&dev, &wl, &sets, a.warp)?;
