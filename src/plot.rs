@@ -26,12 +26,14 @@ const FAMILY: &str = "sans-serif";
 const SIZE: (u32, u32) = (1200, 800);
 
 /// Writes a plot of `results` to `path`; the format follows the extension
-/// (`.svg` or `.png`).
-pub fn plot(
+/// (`.svg` or `.png`). `x_param` chooses the parameter on the x axis
+/// (`None`: the one with the most distinct values).
+pub fn plot_x(
     path: &Path,
     wl: &Workload,
     devs: &[DeviceSpec],
     results: &[PointResult],
+    x_param: Option<&str>,
 ) -> Result<(), Diag> {
     let fail = |message: String| Diag {
         file: Some(path.display().to_string()),
@@ -51,7 +53,7 @@ pub fn plot(
             ))
         }
     };
-    let plan = Plan::new(wl, devs, results).map_err(fail)?;
+    let plan = Plan::new(wl, devs, results, x_param).map_err(fail)?;
     register_font().map_err(fail)?;
     match format {
         Format::Svg => {
@@ -161,7 +163,12 @@ const DASHES: [Dash; 4] = [
 ];
 
 impl Plan {
-    fn new(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Result<Plan, String> {
+    fn new(
+        wl: &Workload,
+        devs: &[DeviceSpec],
+        results: &[PointResult],
+        x_param: Option<&str>,
+    ) -> Result<Plan, String> {
         let first = results.first().ok_or("nothing to plot: no results")?;
         // Parameter names in workload order, as the results carry them.
         let names: Vec<&str> = first.point.iter().map(|(n, _)| n.as_str()).collect();
@@ -182,9 +189,17 @@ impl Plan {
                 p.name == name && matches!(p.sweep, Some(engine::workload::Sweep::Range { .. }))
             })
         };
-        let x = (0..names.len())
-            .max_by_key(|&i| (values[i].len(), ranged(names[i]), i))
-            .ok_or("nothing to plot: the workload has no parameters")?;
+        let x = match x_param {
+            Some(want) => names.iter().position(|n| *n == want).ok_or_else(|| {
+                format!(
+                    "cannot put `{want}` on the x axis: the points vary {}",
+                    names.join(", ")
+                )
+            })?,
+            None => (0..names.len())
+                .max_by_key(|&i| (values[i].len(), ranged(names[i]), i))
+                .ok_or("nothing to plot: the workload has no parameters")?,
+        };
         let others: Vec<usize> = (0..names.len())
             .filter(|&i| i != x && values[i].len() > 1)
             .collect();
