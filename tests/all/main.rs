@@ -7,6 +7,7 @@ mod reference;
 mod seed_rules;
 mod shapes;
 mod validate;
+mod whatif;
 
 use engine::{DeviceSpec, LoadedWorkload, PointResult};
 use std::path::PathBuf;
