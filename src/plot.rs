@@ -209,10 +209,31 @@ impl Plan {
                 .position(|d| d.name == device)
                 .unwrap_or(devs.len())
         };
-        let full_name = |device: &str| {
+        let full_name_of = |device: &str| {
             devs.iter()
                 .find(|d| d.name == device)
                 .map_or(device.to_string(), |d| d.full_name.clone())
+        };
+        // Variants of one device ("H100 (l2.slice.size_bytes=327680)", ...):
+        // the title names the device and the legend only what differs.
+        let used: BTreeSet<&str> = results.iter().map(|r| r.device.as_str()).collect();
+        let base_of = |device: &str| {
+            let f = full_name_of(device);
+            f.strip_suffix(')')
+                .and_then(|g| g.split_once(" ("))
+                .map(|(b, v)| (b.to_string(), v.to_string()))
+        };
+        let common_base: Option<String> = {
+            let bases: Option<BTreeSet<String>> =
+                used.iter().map(|d| base_of(d).map(|(b, _)| b)).collect();
+            match bases {
+                Some(b) if b.len() == 1 && used.len() > 1 => b.into_iter().next(),
+                _ => None,
+            }
+        };
+        let full_name = |device: &str| match (&common_base, base_of(device)) {
+            (Some(_), Some((_, v))) => v,
+            _ => full_name_of(device),
         };
         let x_name = names[x];
         let mut lines: BTreeMap<(usize, &str, Vec<i64>), BTreeMap<i64, f64>> = BTreeMap::new();
@@ -281,8 +302,9 @@ impl Plan {
             .fold(0.0, f64::max);
         let y_max = if y_top > 0.0 { y_top * 1.08 } else { 1.0 };
 
-        let title = match devices.iter().next() {
-            Some(only) if devices.len() == 1 => format!("{} on {}", wl.name, full_name(only)),
+        let title = match (devices.iter().next(), &common_base) {
+            (_, Some(base)) => format!("{} on {base}", wl.name),
+            (Some(only), _) if devices.len() == 1 => format!("{} on {}", wl.name, full_name(only)),
             _ => wl.name.clone(),
         };
         Ok(Plan {

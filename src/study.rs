@@ -23,16 +23,16 @@ A study file (studies/*.ron) is one `Study(...)`:
         plot_x: Some(\"stride\"),             // optional: as --plot-x
     )
 
-It runs exactly as
+Without `variants` it runs exactly as
 
-    gpusim run DEVICES... WORKLOADS... --config-set ... --set ... \\
+    gpusim run DEVICES... WORKLOADS... --config-set ... --set ... \
         --csv OUT/NAME.csv --plot OUT/NAME.svg [--plot-x X]
 
-would: every variant and combination of the config_set values is a device (a CSV column
-`variant` and one per varied field; the device column names the variant, e.g.
-c2050[cg l2.slice.size_bytes=65536]),
-points run in parallel, and the output does not depend on -j. With several workloads, one
-plot per workload (NAME-WORKLOAD.svg).
+would. Each variant (or the device as it is, without variants) combined with each
+combination of the config_set values is one device: the CSV has a column `variant` and one
+per overridden field, and the device column names it (c2050[cg l2.slice.size_bytes=65536]).
+Points run in parallel with a progress bar, and the output does not depend on -j. With
+several workloads, one plot per workload (NAME-WORKLOAD.svg).
 
 EXAMPLE:
     gpusim study studies/h100-l2-size.ron --out docs/studies";

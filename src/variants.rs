@@ -44,6 +44,9 @@ pub fn parse(args: &[String]) -> Result<Vec<ConfigSet>, Diag> {
     Ok(sets)
 }
 
+/// Field paths and their values, as RON text.
+type Overrides = Vec<(String, String)>;
+
 /// A named set of device overrides (a study's `variants`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,7 +67,7 @@ pub fn load(
     sets: &[ConfigSet],
     out: &mut Variants,
 ) -> Result<Vec<DeviceSpec>, Diag> {
-    let mut fixed: Vec<(Option<&str>, Vec<(String, String)>)> = Vec::new();
+    let mut fixed: Vec<(Option<&str>, Overrides)> = Vec::new();
     for n in named {
         let mut list = Vec::new();
         for a in &n.config_set {
