@@ -1,11 +1,14 @@
 //! `gpusim`: the command-line front end.
 #![allow(clippy::result_large_err)]
 
+mod describe;
 mod explain;
 mod output;
 mod plot;
 mod progress;
+mod study;
 mod validate;
+mod variants;
 
 use clap::{Args, Parser, Subcommand};
 use engine::{DeviceSpec, Diag, FileKind, LoadedWorkload, PointResult};
@@ -80,6 +83,90 @@ enum Cmd {
         after_help = "See `gpusim validate --help` for what is compared and the exit status."
     )]
     Validate(ValidateArgs),
+    /// Run a what-if study file: devices, device fields to vary, workloads; writes CSV and a plot.
+    #[command(
+        after_long_help = study::HELP,
+        after_help = "See `gpusim study --help` for the file format."
+    )]
+    Study(StudyArgs),
+    /// Show the machine a device file makes: bandwidths, capacities, latencies, occupancy.
+    #[command(after_long_help = describe::HELP)]
+    Describe(DescribeArgs),
+}
+
+#[derive(Args)]
+struct DescribeArgs {
+    /// Device config (configs/*.ron).
+    config: PathBuf,
+    #[command(flatten)]
+    config_set: ConfigSetArgs,
+    /// Registers per thread for the occupancy table.
+    #[arg(long, default_value_t = 16)]
+    regs: u32,
+}
+
+#[derive(Args)]
+struct StudyArgs {
+    /// The study file (studies/*.ron).
+    file: PathBuf,
+    /// Directory for NAME.csv and NAME.svg (created if missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    out: PathBuf,
+    #[command(flatten)]
+    jobs: JobsArg,
+    /// No progress bar and no table (files are still written).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn study(a: StudyArgs) -> Result<(), Diag> {
+    let plan = study::load(&a.file, &a.out)?;
+    std::fs::create_dir_all(&a.out).map_err(|e| Diag {
+        file: Some(a.out.display().to_string()),
+        ..Diag::msg(format!("cannot create the output directory: {e}"))
+    })?;
+    if !a.quiet {
+        eprintln!(
+            "study {}: {}",
+            plan.study.name,
+            plan.study
+                .description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    let r = run(RunArgs {
+        files: plan.files,
+        set: SetArgs {
+            set: plan.study.set.clone(),
+        },
+        config_set: ConfigSetArgs {
+            config_set: plan.study.config_set.clone(),
+        },
+        csv: Some(plan.csv.clone()),
+        json: None,
+        plot: Some(plan.plot.clone()),
+        plot_x: plan.study.plot_x.clone(),
+        jobs: a.jobs,
+        quiet: a.quiet,
+        variants: plan.study.variants.clone(),
+    });
+    // Errors in the study's own lists read as errors in the study file.
+    r.map_err(|d| {
+        if d.file.is_none() {
+            Diag {
+                file: Some(a.file.display().to_string()),
+                ..d
+            }
+        } else {
+            d
+        }
+    })?;
+    if !a.quiet {
+        eprintln!("wrote {} and {}", plan.csv.display(), plan.plot.display());
+    }
+    Ok(())
 }
 
 #[derive(Args)]
@@ -164,6 +251,16 @@ struct SetArgs {
 }
 
 #[derive(Args)]
+struct ConfigSetArgs {
+    /// Change a field of the device file: PATH=VALUE, PATH=V1,V2,... or
+    /// PATH=FROM..=TO, PATH as written in the file (sm.count,
+    /// l2.slice.size_bytes, load_rule=Lines(bytes: 32)). Several values give
+    /// one device variant each; checked like the file. Repeatable.
+    #[arg(long = "config-set", value_name = "PATH=VALUE")]
+    config_set: Vec<String>,
+}
+
+#[derive(Args)]
 struct RunArgs {
     /// Device configs (configs/*.ron) and workloads (workloads/*.ron), in any
     /// order: each file says which it is. Every workload runs on every device.
@@ -171,6 +268,8 @@ struct RunArgs {
     files: Vec<PathBuf>,
     #[command(flatten)]
     set: SetArgs,
+    #[command(flatten)]
+    config_set: ConfigSetArgs,
     /// Write all columns as CSV to this file ("-" for stdout).
     #[arg(long, value_name = "PATH")]
     csv: Option<PathBuf>,
@@ -180,6 +279,10 @@ struct RunArgs {
     /// Draw bandwidth against the swept parameter to an .svg or .png file.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// The plot's x axis: a workload parameter or a --config-set path with
+    /// integer values (default: the parameter with the most values).
+    #[arg(long = "plot-x", value_name = "NAME")]
+    plot_x: Option<String>,
     #[command(flatten)]
     jobs: JobsArg,
     #[command(flatten)]
@@ -187,6 +290,9 @@ struct RunArgs {
     /// No progress bar and no table (files are still written).
     #[arg(short, long)]
     quiet: bool,
+    /// Named device variants (from a study file).
+    #[arg(skip)]
+    variants: Vec<variants::Named>,
 }
 
 #[derive(Args)]
@@ -197,6 +303,8 @@ struct ExplainArgs {
     workload: PathBuf,
     #[command(flatten)]
     set: SetArgs,
+    #[command(flatten)]
+    config_set: ConfigSetArgs,
     /// Global warp index (block * warps per block + warp in block).
     #[arg(long, default_value_t = 0)]
     warp: u64,
@@ -209,9 +317,16 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, Vec<i64>)>, Diag> {
 fn run(args: RunArgs) -> Result<(), Diag> {
     let mut devs: Vec<DeviceSpec> = Vec::new();
     let mut wls: Vec<LoadedWorkload> = Vec::new();
+    let config_sets = variants::parse(&args.config_set.config_set)?;
+    let mut varied = variants::Variants::default();
     for f in &args.files {
         match engine::file_kind(f)? {
-            FileKind::Device => devs.push(engine::load_device(f)?),
+            FileKind::Device => devs.extend(variants::load(
+                f,
+                &args.variants,
+                &config_sets,
+                &mut varied,
+            )?),
             FileKind::Workload => wls.push(engine::load_workload(f)?),
         }
     }
@@ -266,10 +381,10 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     }
     let all: Vec<PointResult> = per_wl.iter().flatten().cloned().collect();
     if let Some(p) = &args.csv {
-        output::write_file(p, &output::csv(&params, &all))?;
+        output::write_file(p, &output::csv_with(&params, &varied, &all))?;
     }
     if let Some(p) = &args.json {
-        output::write_file(p, &output::json(&params, &all))?;
+        output::write_file(p, &output::json_with(&params, &varied, &all))?;
     }
     if let Some(p) = &args.plot {
         for (wl, results) in wls.iter().zip(&per_wl) {
@@ -281,7 +396,13 @@ fn run(args: RunArgs) -> Result<(), Diag> {
                 let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
                 p.with_file_name(format!("{stem}-{}.{ext}", wl.workload.name))
             };
-            plot::plot(&path, &wl.workload, &devs, results)?;
+            match args.plot_x.as_deref() {
+                Some(x) if varied.paths.iter().any(|p| p == x) => {
+                    let (d, r) = varied.field_as_param(x, &devs, results)?;
+                    plot::plot_x(&path, &wl.workload, &d, &r, Some(x))?
+                }
+                x => plot::plot_x(&path, &wl.workload, &devs, results, x)?,
+            }
         }
     }
     let to_stdout = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
@@ -298,11 +419,26 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Run(a) => run(a),
         Cmd::Explain(a) => (|| {
-            let dev = engine::load_device(&a.config)?;
+            let sets = variants::parse(&a.config_set.config_set)?;
+            if let Some(s) = sets.iter().find(|s| s.values.len() > 1) {
+                return Err(Diag::msg(format!(
+                    "--config-set {}: explain shows one device; give one value",
+                    s.path
+                )));
+            }
+            let dev = variants::load(&a.config, &[], &sets, &mut Default::default())?.remove(0);
             let wl = engine::load_workload(&a.workload)?;
             let sets = parse_sets(&a.set.set)?;
             let text = explain::explain(&dev, &wl, &sets, a.warp)?;
             print!("{text}");
+            Ok(())
+        })(),
+        Cmd::Study(a) => study(a),
+        Cmd::Describe(a) => (|| {
+            let sets = variants::parse(&a.config_set.config_set)?;
+            let devs = variants::load(&a.config, &[], &sets, &mut Default::default())?;
+            let text: Vec<String> = devs.iter().map(|d| describe::describe(d, a.regs)).collect();
+            print!("{}", text.join("\n"));
             Ok(())
         })(),
         Cmd::Validate(a) => validate::validate(&validate::Options {

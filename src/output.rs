@@ -1,5 +1,6 @@
 //! Tables, CSV and JSON.
 
+use crate::variants::Variants;
 use engine::{csv_header, csv_row, DeviceSpec, Diag, PointResult, Workload};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,25 +17,63 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), Diag> {
     })
 }
 
-/// All columns as CSV.
-pub fn csv(params: &[String], results: &[PointResult]) -> String {
-    let mut s = csv_header(params).join(",");
+/// The header and one row per result, with a column per varied device
+/// field after `workload`.
+fn table_cells(
+    params: &[String],
+    variants: &Variants,
+    results: &[PointResult],
+) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut header = csv_header(params);
+    header.splice(2..2, variants.paths.iter().cloned());
+    let rows = results
+        .iter()
+        .map(|r| {
+            let mut row = csv_row(r, params);
+            row.splice(2..2, variants.columns(r));
+            row
+        })
+        .collect();
+    (header, rows)
+}
+
+/// A CSV field, quoted where it holds a comma or a quote.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// All columns as CSV, with a column per varied device field.
+pub fn csv_with(params: &[String], variants: &Variants, results: &[PointResult]) -> String {
+    let (header, rows) = table_cells(params, variants, results);
+    let line = |cells: &[String]| {
+        cells
+            .iter()
+            .map(|c| csv_field(c))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut s = line(&header);
     s.push('\n');
-    for r in results {
-        s.push_str(&csv_row(r, params).join(","));
+    for r in rows {
+        s.push_str(&line(&r));
         s.push('\n');
     }
     s
 }
 
-/// All columns as a JSON array of objects (numbers as numbers).
-pub fn json(params: &[String], results: &[PointResult]) -> String {
-    let header = csv_header(params);
-    let rows: Vec<serde_json::Value> = results
-        .iter()
-        .map(|r| {
+/// All columns as a JSON array of objects (numbers as numbers), with a
+/// field per varied device field.
+pub fn json_with(params: &[String], variants: &Variants, results: &[PointResult]) -> String {
+    let (header, cells) = table_cells(params, variants, results);
+    let rows: Vec<serde_json::Value> = cells
+        .into_iter()
+        .map(|row| {
             let mut m = serde_json::Map::new();
-            for (k, v) in header.iter().zip(csv_row(r, params)) {
+            for (k, v) in header.iter().zip(row) {
                 if v.is_empty() {
                     continue;
                 }

@@ -26,12 +26,14 @@ const FAMILY: &str = "sans-serif";
 const SIZE: (u32, u32) = (1200, 800);
 
 /// Writes a plot of `results` to `path`; the format follows the extension
-/// (`.svg` or `.png`).
-pub fn plot(
+/// (`.svg` or `.png`). `x_param` chooses the parameter on the x axis
+/// (`None`: the one with the most distinct values).
+pub fn plot_x(
     path: &Path,
     wl: &Workload,
     devs: &[DeviceSpec],
     results: &[PointResult],
+    x_param: Option<&str>,
 ) -> Result<(), Diag> {
     let fail = |message: String| Diag {
         file: Some(path.display().to_string()),
@@ -51,7 +53,7 @@ pub fn plot(
             ))
         }
     };
-    let plan = Plan::new(wl, devs, results).map_err(fail)?;
+    let plan = Plan::new(wl, devs, results, x_param).map_err(fail)?;
     register_font().map_err(fail)?;
     match format {
         Format::Svg => {
@@ -161,7 +163,12 @@ const DASHES: [Dash; 4] = [
 ];
 
 impl Plan {
-    fn new(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Result<Plan, String> {
+    fn new(
+        wl: &Workload,
+        devs: &[DeviceSpec],
+        results: &[PointResult],
+        x_param: Option<&str>,
+    ) -> Result<Plan, String> {
         let first = results.first().ok_or("nothing to plot: no results")?;
         // Parameter names in workload order, as the results carry them.
         let names: Vec<&str> = first.point.iter().map(|(n, _)| n.as_str()).collect();
@@ -182,9 +189,17 @@ impl Plan {
                 p.name == name && matches!(p.sweep, Some(engine::workload::Sweep::Range { .. }))
             })
         };
-        let x = (0..names.len())
-            .max_by_key(|&i| (values[i].len(), ranged(names[i]), i))
-            .ok_or("nothing to plot: the workload has no parameters")?;
+        let x = match x_param {
+            Some(want) => names.iter().position(|n| *n == want).ok_or_else(|| {
+                format!(
+                    "cannot put `{want}` on the x axis: the points vary {}",
+                    names.join(", ")
+                )
+            })?,
+            None => (0..names.len())
+                .max_by_key(|&i| (values[i].len(), ranged(names[i]), i))
+                .ok_or("nothing to plot: the workload has no parameters")?,
+        };
         let others: Vec<usize> = (0..names.len())
             .filter(|&i| i != x && values[i].len() > 1)
             .collect();
@@ -194,10 +209,31 @@ impl Plan {
                 .position(|d| d.name == device)
                 .unwrap_or(devs.len())
         };
-        let full_name = |device: &str| {
+        let full_name_of = |device: &str| {
             devs.iter()
                 .find(|d| d.name == device)
                 .map_or(device.to_string(), |d| d.full_name.clone())
+        };
+        // Variants of one device ("H100 (l2.slice.size_bytes=327680)", ...):
+        // the title names the device and the legend only what differs.
+        let used: BTreeSet<&str> = results.iter().map(|r| r.device.as_str()).collect();
+        let base_of = |device: &str| {
+            let f = full_name_of(device);
+            f.strip_suffix(')')
+                .and_then(|g| g.split_once(" ("))
+                .map(|(b, v)| (b.to_string(), v.to_string()))
+        };
+        let common_base: Option<String> = {
+            let bases: Option<BTreeSet<String>> =
+                used.iter().map(|d| base_of(d).map(|(b, _)| b)).collect();
+            match bases {
+                Some(b) if b.len() == 1 && used.len() > 1 => b.into_iter().next(),
+                _ => None,
+            }
+        };
+        let full_name = |device: &str| match (&common_base, base_of(device)) {
+            (Some(_), Some((_, v))) => v,
+            _ => full_name_of(device),
         };
         let x_name = names[x];
         let mut lines: BTreeMap<(usize, &str, Vec<i64>), BTreeMap<i64, f64>> = BTreeMap::new();
@@ -266,8 +302,9 @@ impl Plan {
             .fold(0.0, f64::max);
         let y_max = if y_top > 0.0 { y_top * 1.08 } else { 1.0 };
 
-        let title = match devices.iter().next() {
-            Some(only) if devices.len() == 1 => format!("{} on {}", wl.name, full_name(only)),
+        let title = match (devices.iter().next(), &common_base) {
+            (_, Some(base)) => format!("{} on {base}", wl.name),
+            (Some(only), _) if devices.len() == 1 => format!("{} on {}", wl.name, full_name(only)),
             _ => wl.name.clone(),
         };
         Ok(Plan {

@@ -9,6 +9,7 @@ mod sampling;
 mod seed_rules;
 mod shapes;
 mod validate;
+mod whatif;
 
 use engine::{DeviceSpec, LoadedWorkload, PointResult};
 use std::path::PathBuf;

@@ -3,6 +3,7 @@
 // Diagnostics are large but only travel on the error path.
 #![allow(clippy::result_large_err)]
 
+pub mod config_set;
 pub mod diag;
 pub mod l2;
 pub mod noc;
