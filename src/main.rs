@@ -114,6 +114,8 @@ struct StudyArgs {
     out: PathBuf,
     #[command(flatten)]
     jobs: JobsArg,
+    #[command(flatten)]
+    sample: SampleArg,
     /// No progress bar and no table (files are still written).
     #[arg(short, long)]
     quiet: bool,
@@ -149,6 +151,7 @@ fn study(a: StudyArgs) -> Result<(), Diag> {
         plot: Some(plan.plot.clone()),
         plot_x: plan.study.plot_x.clone(),
         jobs: a.jobs,
+        sample: a.sample,
         quiet: a.quiet,
         variants: plan.study.variants.clone(),
     });

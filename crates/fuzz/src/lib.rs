@@ -14,6 +14,7 @@
 //!                                                       └────────▶ timed model (c2050)
 //!  set       parse_set
 //!  expr      expr::parse ─▶ eval_const (names bound to extreme values)
+//!  config-set parse_config_set ─▶ apply_overrides to the H200's file
 //! ```
 //!
 //! Any panic (with overflow checks on, as the campaign builds it, an
@@ -36,11 +37,19 @@ pub enum Target {
     Set,
     /// Expressions.
     Expr,
+    /// `--config-set` values applied to a shipped device.
+    ConfigSet,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 4] = [Target::Device, Target::Workload, Target::Set, Target::Expr];
+    pub const ALL: [Target; 5] = [
+        Target::Device,
+        Target::Workload,
+        Target::Set,
+        Target::Expr,
+        Target::ConfigSet,
+    ];
 
     /// The target's name on the command line.
     pub fn name(self) -> &'static str {
@@ -49,6 +58,7 @@ impl Target {
             Target::Workload => "workload",
             Target::Set => "set",
             Target::Expr => "expr",
+            Target::ConfigSet => "config-set",
         }
     }
 
@@ -258,6 +268,9 @@ pub struct Seeds {
     pub sets: Vec<String>,
     /// Expressions (those of the workloads).
     pub exprs: Vec<String>,
+    /// `--config-set` values: every field of a device with a value of
+    /// another device's same field.
+    pub config_sets: Vec<String>,
 }
 
 fn read_dir(dir: &Path) -> Vec<String> {
@@ -299,11 +312,23 @@ impl Seeds {
         ]
         .map(String::from)
         .to_vec();
+        let mut config_sets = vec![
+            "load_rule=Lines(bytes: 32)".to_string(),
+            "l1=None".to_string(),
+            "sm.count=66,132".to_string(),
+            "l2.slice.size_bytes=327680..=655360".to_string(),
+        ];
+        if let Some(h) = devices.iter().find(|d| d.contains("\"h200\"")) {
+            for p in engine::config_set::field_paths(h) {
+                config_sets.push(format!("{p}=1"));
+            }
+        }
         Seeds {
             devices,
             workloads,
             sets,
             exprs,
+            config_sets,
         }
     }
 
@@ -313,6 +338,7 @@ impl Seeds {
             Target::Workload => &self.workloads,
             Target::Set => &self.sets,
             Target::Expr => &self.exprs,
+            Target::ConfigSet => &self.config_sets,
         }
     }
 }
@@ -339,7 +365,7 @@ const RUN_LIMIT: u64 = 20_000;
 
 /// Runs one input through `target`. Returns whether the input was
 /// accepted (an error is the right answer to most inputs).
-pub fn exec(target: Target, input: &str, probe_dev: &engine::DeviceSpec) -> bool {
+pub fn exec(target: Target, input: &str, probe_dev: &engine::DeviceSpec, base_src: &str) -> bool {
     let path = Path::new("fuzz.ron");
     match target {
         Target::Device => {
@@ -378,6 +404,16 @@ pub fn exec(target: Target, input: &str, probe_dev: &engine::DeviceSpec) -> bool
             true
         }
         Target::Set => engine::parse_set(input).is_ok(),
+        Target::ConfigSet => {
+            let Ok(set) = engine::config_set::parse_config_set(input) else {
+                return false;
+            };
+            let mut any = false;
+            for combo in engine::config_set::combinations(&[set]).iter().take(3) {
+                any |= engine::config_set::apply_overrides("h200.ron", base_src, combo).is_ok();
+            }
+            any
+        }
         Target::Expr => {
             let values = [0, 1, -1, 7, i64::MAX, i64::MIN, 1 << 32];
             let mut k = 0;
@@ -421,6 +457,12 @@ pub fn campaign(
             .unwrap_or(0)],
     )
     .expect("a shipped device loads");
+    let base_src = seeds
+        .devices
+        .iter()
+        .find(|d| d.contains("\"h200\""))
+        .unwrap_or(&seeds.devices[0])
+        .clone();
     let pool = seeds.of(target);
     let mut rng = Rng::new(seed ^ target as u64);
     let mut st = Stats::default();
@@ -434,7 +476,9 @@ pub fn campaign(
         };
         each(&input);
         st.execs += 1;
-        match panic::catch_unwind(AssertUnwindSafe(|| exec(target, &input, &probe_dev))) {
+        match panic::catch_unwind(AssertUnwindSafe(|| {
+            exec(target, &input, &probe_dev, &base_src)
+        })) {
             Ok(true) => st.accepted += 1,
             Ok(false) => {}
             Err(e) => {
@@ -493,6 +537,7 @@ mod tests {
             (Target::Workload, 300),
             (Target::Set, 3000),
             (Target::Expr, 3000),
+            (Target::ConfigSet, 300),
         ] {
             let st = campaign(t, &s, n, 1, 1, &mut |_| {});
             assert_eq!(st.execs, n);

@@ -4,7 +4,7 @@
 //! gpusim-fuzz [TARGET|all] [ITERATIONS] [SEED] [--out DIR] [--timeout-ms MS]
 //! ```
 //!
-//! TARGET is `device`, `workload`, `set` or `expr` (default `all`, each
+//! TARGET is `device`, `workload`, `set`, `expr` or `config-set` (default `all`, each
 //! target in turn with ITERATIONS each, default 100000). A panic writes
 //! the input to `DIR/panic-TARGET-N.txt` (default `fuzz-findings/`); an
 //! input that runs longer than the timeout (default 5000 ms) is written
@@ -34,7 +34,7 @@ fn main() {
         Some(t) => match Target::from_name(t) {
             Some(t) => vec![t],
             None => {
-                eprintln!("unknown target `{t}` (device, workload, set, expr or all)");
+                eprintln!("unknown target `{t}` (device, workload, set, expr, config-set or all)");
                 std::process::exit(1);
             }
         },
