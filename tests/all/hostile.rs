@@ -148,6 +148,17 @@ fn a_range_wider_than_sixty_four_bits_is_refused() {
         ],
         &["huge range"],
     );
+    // Found by the fuzzer: the same in --config-set.
+    refused(
+        &[
+            "run",
+            "configs/h200.ron",
+            "workloads/offset.ron",
+            "--config-set",
+            "sm.count=-9223372036854775808..=655360",
+        ],
+        &["more than 10000 values"],
+    );
 }
 
 /// Workload text with one part of the default kernel replaced.

@@ -62,7 +62,7 @@ pub fn parse_config_set(arg: &str) -> Result<ConfigSet, Diag> {
         if b < a {
             return Err(bad(&format!("empty range {a}..={b}")));
         }
-        if b - a > 10_000 {
+        if b as i128 - a as i128 > 10_000 {
             return Err(bad("more than 10000 values"));
         }
         return Ok(ConfigSet {
