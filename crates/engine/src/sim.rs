@@ -201,6 +201,26 @@ fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
     }
 }
 
+/// Coalesces `a` by the device's rule for its kind into `lines`; returns
+/// whether it is a load, and the rule.
+fn coalesce(dev: &DeviceSpec, a: &WarpAccess, lines: &mut Vec<LineRequest>) -> (bool, Rule) {
+    let is_load = a.kind == MemKind::Load;
+    let rule = if is_load {
+        dev.load_rule
+    } else {
+        dev.store_rule
+    };
+    rule.coalesce(
+        &lsu::Access {
+            width: a.width,
+            mask: a.mask,
+            addrs: &a.addrs,
+        },
+        lines,
+    );
+    (is_load, rule)
+}
+
 /// Counts one coalesced memory instruction.
 fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
     let sum = lsu::summarize(lines);
@@ -243,20 +263,7 @@ pub fn count_functional(
                     Ok(Step::Alu) => c.warp_instructions += 1,
                     Ok(Step::Mem) => {
                         c.warp_instructions += 1;
-                        let is_load = a.kind == MemKind::Load;
-                        let rule = if is_load {
-                            dev.load_rule
-                        } else {
-                            dev.store_rule
-                        };
-                        rule.coalesce(
-                            &lsu::Access {
-                                width: a.width,
-                                mask: a.mask,
-                                addrs: &a.addrs,
-                            },
-                            &mut lines,
-                        );
+                        let (is_load, _) = coalesce(dev, &a, &mut lines);
                         count_instruction(&mut c, is_load, &lines);
                     }
                     Err(e) => return Err(fault_of(prog, &warp, e)),
@@ -617,21 +624,8 @@ impl<'a> Simulation<'a> {
     /// Issues one memory instruction at `t`; returns when the warp may issue again.
     fn memory(&mut self, id: u32, a: &WarpAccess, t: u64) -> u64 {
         let sm_i = self.slots[id as usize].sm as usize;
-        let is_load = a.kind == MemKind::Load;
-        let rule = if is_load {
-            self.dev.load_rule
-        } else {
-            self.dev.store_rule
-        };
         let mut lines = std::mem::take(&mut self.lines);
-        rule.coalesce(
-            &lsu::Access {
-                width: a.width,
-                mask: a.mask,
-                addrs: &a.addrs,
-            },
-            &mut lines,
-        );
+        let (is_load, rule) = coalesce(self.dev, a, &mut lines);
         count_instruction(&mut self.counters, is_load, &lines);
         let issue = self.sms[sm_i].issue_mem(t);
         let l1_caches = is_load
