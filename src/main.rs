@@ -2,9 +2,12 @@
 #![allow(clippy::result_large_err)]
 
 mod explain;
+mod journal;
+mod merge;
 mod output;
 mod plot;
 mod progress;
+mod sweep;
 mod validate;
 
 use clap::{Args, Parser, Subcommand};
@@ -34,6 +37,9 @@ EXAMPLES:
   One point, double precision, a bigger array:
       gpusim run configs/h200.ron workloads/stride.ron --set elem=8 --set stride=4 --set nMB=256
   A sweep of your own: --set stride=1,2,4,8 or --set offset=0..=8
+  Part 2 of 4 of a sweep (e.g. one task of a SLURM job array), resumable; `gpusim merge`
+  joins the parts:
+      gpusim run configs/h200.ron workloads/stride.ron --shard 2/4 --csv part2.csv --resume
 
 OUTPUT:
   The table shows, per point: kernel time, useful bandwidth (the workload's bytes / time, in
@@ -47,7 +53,17 @@ TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the
   interconnect, L2 slices and DRAM channels with banks, row buffers and bus turnaround. Caches
   start cold, as under Nsight Compute. The kernel's duration excludes the host's launch call
-  (like gpu__time_duration). DEVIATIONS.md lists where it differs from measurements.";
+  (like gpu__time_duration). DEVIATIONS.md lists where it differs from measurements.
+
+LONG SWEEPS:
+  Files are written under a temporary name and renamed when whole. With --csv or --json to a
+  file, each finished point is also appended to a journal beside it (out.csv.journal): after
+  Ctrl-C, a SLURM time limit (SIGTERM), a kill or a crash, the same command with --resume runs
+  only the points not done and writes the same bytes as an uninterrupted run. The first Ctrl-C
+  lets the points in flight finish; a second stops at once. The journal is removed at the end.
+  --shard I/N runs the I-th of N contiguous parts of the rows, cut to balance the expected
+  cost (warps x instructions); its CSV starts with a `# gpusim-shard` line naming the sweep
+  and rows (JSON: {\"gpusim_shard\": ..., \"rows\": [...]}) for `gpusim merge`.";
 
 #[derive(Parser)]
 #[command(name = "gpusim", version, about = ABOUT, long_about = ABOUT)]
@@ -70,6 +86,22 @@ enum Cmd {
         after_help = "See `gpusim validate --help` for what is compared and the exit status."
     )]
     Validate(ValidateArgs),
+    /// Join the shards of a sweep (`run --shard I/N`) into the whole run's CSV or JSON.
+    #[command(
+        after_long_help = merge::HELP,
+        after_help = "See `gpusim merge --help` for what is checked."
+    )]
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The merged file ("-" for stdout): byte-identical to the unsharded run's output.
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+    /// The shards' CSV (or JSON) files, in any order.
+    #[arg(value_name = "SHARD", required = true)]
+    shards: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -139,6 +171,12 @@ struct RunArgs {
     /// Draw bandwidth against the swept parameter to an .svg or .png file.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// Run only the I-th of N parts of the sweep (1 <= I <= N); `gpusim merge` joins them.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<sweep::Shard>,
+    /// Continue a stopped run from its journal (OUT.journal beside the --csv/--json file).
+    #[arg(long)]
+    resume: bool,
     #[command(flatten)]
     jobs: JobsArg,
     /// No progress bar and no table (files are still written).
@@ -194,10 +232,17 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, Vec<i64>)>, Diag> {
 fn run(args: RunArgs) -> Result<(), Diag> {
     let mut devs: Vec<DeviceSpec> = Vec::new();
     let mut wls: Vec<LoadedWorkload> = Vec::new();
+    let (mut dev_files, mut wl_files) = (Vec::new(), Vec::new());
     for f in &args.files {
         match engine::file_kind(f)? {
-            FileKind::Device => devs.push(engine::load_device(f)?),
-            FileKind::Workload => wls.push(engine::load_workload(f)?),
+            FileKind::Device => {
+                devs.push(engine::load_device(f)?);
+                dev_files.push(f.clone());
+            }
+            FileKind::Workload => {
+                wls.push(engine::load_workload(f)?);
+                wl_files.push(f.clone());
+            }
         }
     }
     if devs.is_empty() {
@@ -228,30 +273,56 @@ fn run(args: RunArgs) -> Result<(), Diag> {
         wl.check(&points)?;
         jobs.push(points);
     }
+    if args.shard.is_some() && args.plot.is_some() {
+        return Err(Diag::msg(
+            "--plot draws a whole sweep: plot without --shard, or merge the shards first",
+        ));
+    }
+    let id = sweep::SweepId::of(&dev_files, &wl_files, &sets)?;
+    let sweep = sweep::Sweep::new(devs, wls, jobs, id)?;
+    let (devs, wls) = (&sweep.devs, &sweep.wls);
+    let journal = [&args.csv, &args.json]
+        .into_iter()
+        .flatten()
+        .find(|p| p.as_os_str() != "-")
+        .map(|p| journal::path_for(p));
+    let plan = sweep::Plan {
+        shard: args.shard.unwrap_or(sweep::Shard::WHOLE),
+        journal: journal.as_deref(),
+        resume: args.resume,
+    };
     let pool = worker_pool(args.jobs.jobs)?;
-    let total = jobs.iter().map(|p| p.len() * devs.len()).sum::<usize>() as u64;
-    let bar = progress::Progress::start(total, args.quiet);
-    let result: Result<Vec<Vec<PointResult>>, Diag> = wls
-        .iter()
-        .zip(&jobs)
-        .map(|(wl, points)| pool.install(|| engine::run_sweep(&devs, wl, points, &|| bar.inc())))
-        .collect();
+    let bar = progress::Progress::start(0, args.quiet);
+    let done = pool.install(|| sweep::execute(&sweep, &plan, &bar));
     bar.finish();
-    let per_wl = result?;
+    let done = done?;
+    let per_wl: Vec<Vec<PointResult>> = (0..wls.len()).map(|w| done.of_workload(&sweep, w)).collect();
     let mut params: Vec<String> = Vec::new();
-    for wl in &wls {
+    for wl in wls.iter() {
         for p in &wl.workload.params {
             if !params.contains(&p.name) {
                 params.push(p.name.clone());
             }
         }
     }
-    let all: Vec<PointResult> = per_wl.iter().flatten().cloned().collect();
+    let all = &done.results;
+    let tag = args.shard.map(|_| &done.tag);
     if let Some(p) = &args.csv {
-        output::write_file(p, &output::csv(&params, &all))?;
+        let text = match tag {
+            Some(t) => output::csv_shard(t, &params, all),
+            None => output::csv(&params, all),
+        };
+        output::write_file(p, &text)?;
     }
     if let Some(p) = &args.json {
-        output::write_file(p, &output::json(&params, &all))?;
+        let text = match tag {
+            Some(t) => output::json_shard(t, &params, all),
+            None => output::json(&params, all),
+        };
+        output::write_file(p, &text)?;
+    }
+    if let Some(j) = done.journal {
+        j.remove()?;
     }
     if let Some(p) = &args.plot {
         for (wl, results) in wls.iter().zip(&per_wl) {
@@ -263,13 +334,15 @@ fn run(args: RunArgs) -> Result<(), Diag> {
                 let ext = p.extension().and_then(|s| s.to_str()).unwrap_or("");
                 p.with_file_name(format!("{stem}-{}.{ext}", wl.workload.name))
             };
-            plot::plot(&path, &wl.workload, &devs, results)?;
+            plot::plot(&path, &wl.workload, devs, results)?;
         }
     }
     let to_stdout = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !args.quiet && !to_stdout(&args.csv) && !to_stdout(&args.json) {
         for (wl, results) in wls.iter().zip(&per_wl) {
-            print!("{}", output::table(&wl.workload, &devs, results));
+            if !results.is_empty() || args.shard.is_none() {
+                print!("{}", output::table(&wl.workload, devs, results));
+            }
         }
     }
     Ok(())
@@ -287,6 +360,7 @@ fn main() -> ExitCode {
             print!("{text}");
             Ok(())
         })(),
+        Cmd::Merge(a) => merge::merge(&a.out, &a.shards),
         Cmd::Validate(a) => validate::validate(&validate::Options {
             data: a.data,
             devices: a.device,
