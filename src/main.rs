@@ -296,7 +296,9 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     let done = pool.install(|| sweep::execute(&sweep, &plan, &bar));
     bar.finish();
     let done = done?;
-    let per_wl: Vec<Vec<PointResult>> = (0..wls.len()).map(|w| done.of_workload(&sweep, w)).collect();
+    let per_wl: Vec<Vec<PointResult>> = (0..wls.len())
+        .map(|w| done.of_workload(&sweep, w))
+        .collect();
     let mut params: Vec<String> = Vec::new();
     for wl in wls.iter() {
         for p in &wl.workload.params {

@@ -56,7 +56,8 @@ fn err(file: &Path, line: Option<usize>, msg: impl Into<String>) -> Diag {
 }
 
 fn read(file: &Path) -> Result<Part, Diag> {
-    let text = std::fs::read_to_string(file).map_err(|e| err(file, None, format!("cannot read: {e}")))?;
+    let text =
+        std::fs::read_to_string(file).map_err(|e| err(file, None, format!("cannot read: {e}")))?;
     let not_shard = || {
         err(
             file,
@@ -72,7 +73,9 @@ fn read(file: &Path) -> Result<Part, Diag> {
             return Err(not_shard());
         }
         let tag = tag_of(tag_line, Some(1))?;
-        let header = lines.next().ok_or_else(|| err(file, Some(2), "no CSV header"))?;
+        let header = lines
+            .next()
+            .ok_or_else(|| err(file, Some(2), "no CSV header"))?;
         let csv_rows: Vec<String> = lines.map(str::to_string).collect();
         if let Some(k) = csv_rows.iter().position(|l| !l.ends_with('\n')) {
             return Err(err(file, Some(k + 3), "the last line is cut short"));
@@ -164,7 +167,10 @@ fn check(parts: &mut [Part]) -> Result<(), Diag> {
         return Err(err(
             &p.file,
             Some(2),
-            format!("its CSV header differs from that of {}", first.file.display()),
+            format!(
+                "its CSV header differs from that of {}",
+                first.file.display()
+            ),
         ));
     }
     // Cover 0..total once.
@@ -175,7 +181,9 @@ fn check(parts: &mut [Part]) -> Result<(), Diag> {
     for (k, p) in parts.iter().enumerate() {
         let (a, b) = (p.tag.start, p.tag.end);
         if a > covered {
-            problems.push(format!("missing: points {covered}..{a} of {total}: no shard given holds them"));
+            problems.push(format!(
+                "missing: points {covered}..{a} of {total}: no shard given holds them"
+            ));
         } else if a < covered && a < b {
             let h = &parts[holder.unwrap_or(k)];
             problems.push(if h.file == p.file {
@@ -228,12 +236,18 @@ fn check(parts: &mut [Part]) -> Result<(), Diag> {
 
 /// Merges `shards` into `out` ("-" for stdout).
 pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(), Diag> {
-    let mut parts = shards.iter().map(|f| read(f)).collect::<Result<Vec<Part>, Diag>>()?;
+    let mut parts = shards
+        .iter()
+        .map(|f| read(f))
+        .collect::<Result<Vec<Part>, Diag>>()?;
     if parts.is_empty() {
         return Err(Diag::msg("no shard given"));
     }
     let format = parts[0].format;
-    let ext = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
     let wanted = match ext.as_deref() {
         Some("csv") => Some(Format::Csv),
         Some("json") => Some(Format::Json),
@@ -243,10 +257,13 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(), Diag> {
         return Err(err(
             out,
             None,
-            format!("the shards are {format:?}: the merged file is too (name it .{})", match format {
-                Format::Csv => "csv",
-                Format::Json => "json",
-            }),
+            format!(
+                "the shards are {format:?}: the merged file is too (name it .{})",
+                match format {
+                    Format::Csv => "csv",
+                    Format::Json => "json",
+                }
+            ),
         ));
     }
     check(&mut parts)?;
@@ -261,8 +278,10 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<(), Diag> {
             s
         }
         Format::Json => {
-            let rows: Vec<serde_json::Value> =
-                parts.iter().flat_map(|p| p.json_rows.iter().cloned()).collect();
+            let rows: Vec<serde_json::Value> = parts
+                .iter()
+                .flat_map(|p| p.json_rows.iter().cloned())
+                .collect();
             output::json_text(&rows)
         }
     };

@@ -17,7 +17,10 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), Diag> {
         file: Some(path.display().to_string()),
         ..Diag::msg(format!("cannot {what}: {e}"))
     };
-    let name = path.file_name().unwrap_or(path.as_os_str()).to_string_lossy();
+    let name = path
+        .file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy();
     let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
     let written = std::fs::File::create(&tmp)
         .and_then(|mut f| {

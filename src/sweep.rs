@@ -366,21 +366,20 @@ pub fn execute(
     let tag = sweep.tag(plan.shard);
     let range = tag.start..tag.end;
     let mut slots: Vec<Option<PointResult>> = vec![None; range.len()];
-    let journal = match plan.journal {
-        Some(path) => {
-            let (j, have) = Journal::open(path, &tag, plan.resume)?;
-            for (i, r) in have {
-                slots[i - range.start] = Some(r);
+    let journal =
+        match plan.journal {
+            Some(path) => {
+                let (j, have) = Journal::open(path, &tag, plan.resume)?;
+                for (i, r) in have {
+                    slots[i - range.start] = Some(r);
+                }
+                Some(j)
             }
-            Some(j)
-        }
-        None if plan.resume => {
-            return Err(Diag::msg(
+            None if plan.resume => return Err(Diag::msg(
                 "--resume needs --csv or --json written to a file: the journal is kept beside it",
-            ))
-        }
-        None => None,
-    };
+            )),
+            None => None,
+        };
     let pending: Vec<usize> = range
         .clone()
         .filter(|&i| slots[i - range.start].is_none())
@@ -483,7 +482,12 @@ mod tests {
 
     #[test]
     fn shards_tile_the_sweep_in_order() {
-        for costs in [vec![1; 64], vec![1; 3], vec![5, 1, 1, 1, 1, 9, 2, 7], vec![1]] {
+        for costs in [
+            vec![1; 64],
+            vec![1; 3],
+            vec![5, 1, 1, 1, 1, 9, 2, 7],
+            vec![1],
+        ] {
             for n in 1..=10 {
                 let p = parts(&costs, n);
                 assert_eq!(p[0].start, 0);
@@ -515,7 +519,13 @@ mod tests {
 
     #[test]
     fn shard_syntax() {
-        assert_eq!("3/16".parse::<Shard>(), Ok(Shard { index: 3, count: 16 }));
+        assert_eq!(
+            "3/16".parse::<Shard>(),
+            Ok(Shard {
+                index: 3,
+                count: 16
+            })
+        );
         for bad in ["0/4", "5/4", "1/0", "1", "a/4", "1/b"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }

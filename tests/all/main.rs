@@ -6,6 +6,7 @@ mod plot;
 mod reference;
 mod seed_rules;
 mod shapes;
+mod sweep;
 mod validate;
 
 use engine::{DeviceSpec, LoadedWorkload, PointResult};
