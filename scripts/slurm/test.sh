@@ -50,6 +50,7 @@ if [ "$missing" = 1 ]; then
         exit 1
     }
     [ "$own_policy" = 0 ] || rm -f "$policy"
+    rm -f /tmp/gpusim-slurm-apt.log
 fi
 
 gpusim="$repo/target/release/gpusim"
@@ -78,7 +79,9 @@ stop_daemons() {
 on_exit() {
     local rc=$?
     stop_daemons
-    if [ "$rc" != 0 ]; then
+    if [ "$rc" = 0 ]; then
+        say "passed in $(($(date +%s) - started)) s, daemons stopped"
+    else
         say "FAILED; daemon and job logs:" >&2
         tail -n 15 "$work"/log/* >&2 || true
     fi
@@ -139,4 +142,3 @@ done
 cmp "$work/local.csv" "$work/out/sweep.csv"
 rows=$(($(wc -l <"$work/out/sweep.csv") - 1))
 say "merged CSV of 4 shards ($rows rows) is byte-identical to the local run"
-say "passed in $(($(date +%s) - started)) s"
