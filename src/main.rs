@@ -3,10 +3,13 @@
 
 mod describe;
 mod explain;
+mod journal;
+mod merge;
 mod output;
 mod plot;
 mod progress;
 mod study;
+mod sweep;
 mod validate;
 mod variants;
 
@@ -37,6 +40,9 @@ EXAMPLES:
   One point, double precision, a bigger array:
       gpusim run configs/h200.ron workloads/stride.ron --set elem=8 --set stride=4 --set nMB=256
   A sweep of your own: --set stride=1,2,4,8 or --set offset=0..=8
+  Part 2 of 4 of a sweep (e.g. one task of a SLURM job array), resumable; `gpusim merge`
+  joins the parts:
+      gpusim run configs/h200.ron workloads/stride.ron --shard 2/4 --csv part2.csv --resume
 
 OUTPUT:
   The table shows, per point: kernel time, useful bandwidth (the workload's bytes / time, in
@@ -60,7 +66,17 @@ SAMPLING:
   Requests, sectors and transactions stay exact (every warp still runs, untimed). The CSV gives
   sampled_fraction (blocks timed / blocks) and time_ns_error (the estimate's uncertainty).
   A kernel whose rate changes after the window settled is misestimated: use --sample off when
-  a point matters more than its speed.";
+  a point matters more than its speed.
+
+LONG SWEEPS:
+  Files are written under a temporary name and renamed when whole. With --csv or --json to a
+  file, each finished point is also appended to a journal beside it (out.csv.journal): after
+  Ctrl-C, a SLURM time limit (SIGTERM), a kill or a crash, the same command with --resume runs
+  only the points not done and writes the same bytes as an uninterrupted run. The first Ctrl-C
+  lets the points in flight finish; a second stops at once. The journal is removed at the end.
+  --shard I/N runs the I-th of N contiguous parts of the rows, cut to balance the expected
+  cost (warps x instructions); its CSV starts with a `# gpusim-shard` line naming the sweep
+  and rows (JSON: {\"gpusim_shard\": ..., \"rows\": [...]}) for `gpusim merge`.";
 
 #[derive(Parser)]
 #[command(name = "gpusim", version, about = ABOUT, long_about = ABOUT)]
@@ -92,6 +108,22 @@ enum Cmd {
     /// Show the machine a device file makes: bandwidths, capacities, latencies, occupancy.
     #[command(after_long_help = describe::HELP)]
     Describe(DescribeArgs),
+    /// Join the shards of a sweep (`run --shard I/N`) into the whole run's CSV or JSON.
+    #[command(
+        after_long_help = merge::HELP,
+        after_help = "See `gpusim merge --help` for what is checked."
+    )]
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The merged file ("-" for stdout): byte-identical to the unsharded run's output.
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+    /// The shards' CSV (or JSON) files, in any order.
+    #[arg(value_name = "SHARD", required = true)]
+    shards: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -152,6 +184,8 @@ fn study(a: StudyArgs) -> Result<(), Diag> {
         plot_x: plan.study.plot_x.clone(),
         jobs: a.jobs,
         sample: a.sample,
+        shard: None,
+        resume: false,
         quiet: a.quiet,
         variants: plan.study.variants.clone(),
     });
@@ -286,6 +320,12 @@ struct RunArgs {
     /// integer values (default: the parameter with the most values).
     #[arg(long = "plot-x", value_name = "NAME")]
     plot_x: Option<String>,
+    /// Run only the I-th of N parts of the sweep (1 <= I <= N); `gpusim merge` joins them.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<sweep::Shard>,
+    /// Continue a stopped run from its journal (OUT.journal beside the --csv/--json file).
+    #[arg(long)]
+    resume: bool,
     #[command(flatten)]
     jobs: JobsArg,
     #[command(flatten)]
@@ -322,15 +362,22 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     let mut wls: Vec<LoadedWorkload> = Vec::new();
     let config_sets = variants::parse(&args.config_set.config_set)?;
     let mut varied = variants::Variants::default();
+    let (mut dev_files, mut wl_files) = (Vec::new(), Vec::new());
     for f in &args.files {
         match engine::file_kind(f)? {
-            FileKind::Device => devs.extend(variants::load(
-                f,
-                &args.variants,
-                &config_sets,
-                &mut varied,
-            )?),
-            FileKind::Workload => wls.push(engine::load_workload(f)?),
+            FileKind::Device => {
+                devs.extend(variants::load(
+                    f,
+                    &args.variants,
+                    &config_sets,
+                    &mut varied,
+                )?);
+                dev_files.push(f.clone());
+            }
+            FileKind::Workload => {
+                wls.push(engine::load_workload(f)?);
+                wl_files.push(f.clone());
+            }
         }
     }
     if devs.is_empty() {
@@ -361,33 +408,63 @@ fn run(args: RunArgs) -> Result<(), Diag> {
         wl.check(&points)?;
         jobs.push(points);
     }
-    let pool = worker_pool(args.jobs.jobs)?;
-    let total = jobs.iter().map(|p| p.len() * devs.len()).sum::<usize>() as u64;
-    let bar = progress::Progress::start(total, args.quiet);
+    if args.shard.is_some() && args.plot.is_some() {
+        return Err(Diag::msg(
+            "--plot draws a whole sweep: plot without --shard, or merge the shards first",
+        ));
+    }
+    // The devices as loaded (variants included) and how points are run
+    // are part of the sweep's identity, beside the files' bytes.
     let opts = args.sample.options();
-    let result: Result<Vec<Vec<PointResult>>, Diag> = wls
-        .iter()
-        .zip(&jobs)
-        .map(|(wl, points)| {
-            pool.install(|| engine::run_sweep_with(&devs, wl, points, &opts, &|| bar.inc()))
-        })
-        .collect();
+    let extra = format!("{devs:?} {opts:?}");
+    let id = sweep::SweepId::of(&dev_files, &wl_files, &sets, &extra)?;
+    let sweep = sweep::Sweep::new(devs, wls, jobs, id)?;
+    let (devs, wls) = (&sweep.devs, &sweep.wls);
+    let journal = [&args.csv, &args.json]
+        .into_iter()
+        .flatten()
+        .find(|p| p.as_os_str() != "-")
+        .map(|p| journal::path_for(p));
+    let plan = sweep::Plan {
+        shard: args.shard.unwrap_or(sweep::Shard::WHOLE),
+        journal: journal.as_deref(),
+        resume: args.resume,
+    };
+    let pool = worker_pool(args.jobs.jobs)?;
+    let bar = progress::Progress::start(0, args.quiet);
+    let done = pool.install(|| sweep::execute(&sweep, &plan, &opts, &bar));
     bar.finish();
-    let per_wl = result?;
+    let done = done?;
+    let per_wl: Vec<Vec<PointResult>> = (0..wls.len())
+        .map(|w| done.of_workload(&sweep, w))
+        .collect();
     let mut params: Vec<String> = Vec::new();
-    for wl in &wls {
+    for wl in wls.iter() {
         for p in &wl.workload.params {
             if !params.contains(&p.name) {
                 params.push(p.name.clone());
             }
         }
     }
-    let all: Vec<PointResult> = per_wl.iter().flatten().cloned().collect();
+    let all = &done.results;
+    let tag = args.shard.map(|_| &done.tag);
     if let Some(p) = &args.csv {
-        output::write_file(p, &output::csv_with(&params, &varied, &all))?;
+        let whole = output::csv_with(&params, &varied, all);
+        let text = match tag {
+            Some(t) => output::csv_shard(t, &whole),
+            None => whole,
+        };
+        output::write_file(p, &text)?;
     }
     if let Some(p) = &args.json {
-        output::write_file(p, &output::json_with(&params, &varied, &all))?;
+        let text = match tag {
+            Some(t) => output::json_shard(t, &params, &varied, all),
+            None => output::json_with(&params, &varied, all),
+        };
+        output::write_file(p, &text)?;
+    }
+    if let Some(j) = done.journal {
+        j.remove()?;
     }
     if let Some(p) = &args.plot {
         for (wl, results) in wls.iter().zip(&per_wl) {
@@ -401,17 +478,19 @@ fn run(args: RunArgs) -> Result<(), Diag> {
             };
             match args.plot_x.as_deref() {
                 Some(x) if varied.paths.iter().any(|p| p == x) => {
-                    let (d, r) = varied.field_as_param(x, &devs, results)?;
+                    let (d, r) = varied.field_as_param(x, devs, results)?;
                     plot::plot_x(&path, &wl.workload, &d, &r, Some(x))?
                 }
-                x => plot::plot_x(&path, &wl.workload, &devs, results, x)?,
+                x => plot::plot_x(&path, &wl.workload, devs, results, x)?,
             }
         }
     }
     let to_stdout = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !args.quiet && !to_stdout(&args.csv) && !to_stdout(&args.json) {
         for (wl, results) in wls.iter().zip(&per_wl) {
-            print!("{}", output::table(&wl.workload, &devs, results));
+            if !results.is_empty() || args.shard.is_none() {
+                print!("{}", output::table(&wl.workload, devs, results));
+            }
         }
     }
     Ok(())
@@ -444,6 +523,7 @@ fn main() -> ExitCode {
             print!("{}", text.join("\n"));
             Ok(())
         })(),
+        Cmd::Merge(a) => merge::merge(&a.out, &a.shards),
         Cmd::Validate(a) => validate::validate(&validate::Options {
             data: a.data,
             devices: a.device,

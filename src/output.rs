@@ -1,20 +1,40 @@
 //! Tables, CSV and JSON.
 
+use crate::sweep::ShardTag;
 use crate::variants::Variants;
 use engine::{csv_header, csv_row, DeviceSpec, Diag, PointResult, Workload};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Writes `text` to `path`, or to stdout for "-".
+/// Writes `text` to `path`, or to stdout for "-". The file is written
+/// under a temporary name beside it and renamed at the end, so that it is
+/// either whole or absent (never half-written, whatever stops the run).
 pub fn write_file(path: &Path, text: &str) -> Result<(), Diag> {
     if path.as_os_str() == "-" {
         print!("{text}");
         return Ok(());
     }
-    std::fs::write(path, text).map_err(|e| Diag {
+    let fail = |what: &str, e: std::io::Error| Diag {
         file: Some(path.display().to_string()),
-        ..Diag::msg(format!("cannot write: {e}"))
-    })
+        ..Diag::msg(format!("cannot {what}: {e}"))
+    };
+    let name = path
+        .file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        })
+        .map_err(|e| fail("write", e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| fail("rename into place", e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// The header and one row per result, with a column per varied device
@@ -68,8 +88,49 @@ pub fn csv_with(params: &[String], variants: &Variants, results: &[PointResult])
 /// All columns as a JSON array of objects (numbers as numbers), with a
 /// field per varied device field.
 pub fn json_with(params: &[String], variants: &Variants, results: &[PointResult]) -> String {
+    json_text(&json_rows(params, variants, results))
+}
+
+/// A shard's CSV: a `# gpusim-shard ...` line saying which rows of which
+/// sweep it holds, then the CSV the whole run would write for those rows.
+pub fn csv_shard(tag: &ShardTag, whole: &str) -> String {
+    format!("# {tag}\n{whole}")
+}
+
+/// A shard's JSON: `{"gpusim_shard": "gpusim-shard ...", "rows": [...]}`,
+/// the rows as in the whole run's array.
+pub fn json_shard(
+    tag: &ShardTag,
+    params: &[String],
+    variants: &Variants,
+    results: &[PointResult],
+) -> String {
+    let mut m = serde_json::Map::new();
+    m.insert(SHARD_KEY.into(), tag.to_string().into());
+    m.insert(ROWS_KEY.into(), json_rows(params, variants, results).into());
+    let mut s = serde_json::to_string_pretty(&m).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+/// The keys of a shard's JSON object.
+pub const SHARD_KEY: &str = "gpusim_shard";
+pub const ROWS_KEY: &str = "rows";
+
+/// The whole run's JSON text for these rows.
+pub fn json_text(rows: &[serde_json::Value]) -> String {
+    let mut s = serde_json::to_string_pretty(rows).unwrap_or_else(|_| "[]".into());
+    s.push('\n');
+    s
+}
+
+fn json_rows(
+    params: &[String],
+    variants: &Variants,
+    results: &[PointResult],
+) -> Vec<serde_json::Value> {
     let (header, cells) = table_cells(params, variants, results);
-    let rows: Vec<serde_json::Value> = cells
+    cells
         .into_iter()
         .map(|row| {
             let mut m = serde_json::Map::new();
@@ -88,10 +149,7 @@ pub fn json_with(params: &[String], variants: &Variants, results: &[PointResult]
             }
             serde_json::Value::Object(m)
         })
-        .collect();
-    let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".into());
-    s.push('\n');
-    s
+        .collect()
 }
 
 fn busiest(r: &PointResult) -> String {

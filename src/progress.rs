@@ -52,6 +52,21 @@ impl Progress {
         self.bar.inc(1);
     }
 
+    /// Changes the number of points to run (e.g. once a resumed run knows
+    /// how many are left).
+    pub fn set_total(&self, total: u64) {
+        self.bar.set_length(total);
+    }
+
+    /// A line on stderr, above the bar when it is shown.
+    pub fn println(&self, msg: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("{msg}");
+        } else {
+            self.bar.println(msg);
+        }
+    }
+
     pub fn finish(mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());

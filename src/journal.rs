@@ -1,0 +1,385 @@
+//! The journal: every finished point of a run, one line each, so that a
+//! run stopped by Ctrl-C, a time limit, a kill or a node failure resumes
+//! where it stopped (`--resume`).
+//!
+//! ```text
+//! gpusim-journal gpusim-shard sweep=5c1d...e2 shard=2/4 points=16..32/64
+//! 17<TAB>{"device":"c2050",...}<TAB>9a3f...   (row index, result, FNV-1a of the two)
+//! 16<TAB>{"device":"c2050",...}<TAB>41c0...
+//! ```
+//!
+//! Lines are appended as points finish (in any order) with one write each,
+//! straight to the file, so that a killed process leaves at worst a torn
+//! last line; a line whose checksum does not match is ignored and its point
+//! is run again. Results are kept exactly (floats by their bits), so a
+//! resumed run writes the same bytes as one that was never stopped. The
+//! journal lives beside the first output file (`out.csv.journal`) and is
+//! removed once the output is written.
+
+use crate::sweep::{checksum, ShardTag};
+use engine::{Bottlenecks, Counters, Diag, PointResult};
+use serde_json::{json, Value};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+const MAGIC: &str = "gpusim-journal";
+
+pub struct Journal {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+fn err(path: &Path, msg: String) -> Diag {
+    Diag {
+        file: Some(path.display().to_string()),
+        ..Diag::msg(msg)
+    }
+}
+
+/// The journal of the run whose first output file is `out`.
+pub fn path_for(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".journal");
+    PathBuf::from(s)
+}
+
+impl Journal {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens the journal of the run `tag` at `path`: a new one, or with
+    /// `resume` the one there, with the points it holds. A journal that is
+    /// there without `resume`, or that is of another run, is an error (a
+    /// forgotten `--resume` must not throw away hours of work).
+    pub fn open(
+        path: &Path,
+        tag: &ShardTag,
+        resume: bool,
+    ) -> Result<(Journal, Vec<(usize, PointResult)>), Diag> {
+        let header = format!("{MAGIC} {tag}");
+        let mut have: Vec<(usize, PointResult)> = Vec::new();
+        let mut ignored = 0usize;
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let mut lines = text.split_inclusive('\n');
+                let first = lines.next().unwrap_or("");
+                let theirs = first.trim_end_matches('\n');
+                let Some(their_tag) = theirs.strip_prefix(MAGIC).map(str::trim) else {
+                    return Err(err(
+                        path,
+                        "is in the way: it is not a gpusim journal (move it away)".into(),
+                    ));
+                };
+                if !resume {
+                    let n = lines.count();
+                    return Err(err(
+                        path,
+                        format!(
+                            "holds {n} finished points of a run that did not complete: add \
+                             --resume to continue it, or delete the file to start over"
+                        ),
+                    ));
+                }
+                if their_tag != tag.to_string() {
+                    return Err(err(
+                        path,
+                        format!(
+                            "is the journal of another run ({their_tag}), not of this one \
+                             ({tag}): an input file, a --set value or --shard changed since; \
+                             delete the file to start over"
+                        ),
+                    ));
+                }
+                let mut seen = vec![false; tag.end - tag.start];
+                for line in lines {
+                    match decode_line(line, tag) {
+                        Some((i, r)) if !seen[i - tag.start] => {
+                            seen[i - tag.start] = true;
+                            have.push((i, r));
+                        }
+                        Some(_) => {}
+                        None => ignored += 1,
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(err(path, format!("cannot read: {e}"))),
+        }
+        if ignored > 0 {
+            eprintln!(
+                "{}: ignoring {ignored} damaged line(s) (a run killed while writing); \
+                 their points run again",
+                path.display()
+            );
+        }
+        // Start the file anew with the good lines only, so that appending
+        // never continues a torn line.
+        have.sort_by_key(|(i, _)| *i);
+        let mut text = format!("{header}\n");
+        for (i, r) in &have {
+            text.push_str(&encode_line(*i, r));
+        }
+        crate::output::write_file(path, &text)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| err(path, format!("cannot open for appending: {e}")))?;
+        Ok((
+            Journal {
+                path: path.to_path_buf(),
+                file: Mutex::new(file),
+            },
+            have,
+        ))
+    }
+
+    /// Records a finished point: one write of one whole line.
+    pub fn append(&self, index: usize, r: &PointResult) -> Result<(), Diag> {
+        let line = encode_line(index, r);
+        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(line.as_bytes())
+            .map_err(|e| err(&self.path, format!("cannot write: {e}")))
+    }
+
+    /// The run is complete and its output written: the journal goes.
+    pub fn remove(self) -> Result<(), Diag> {
+        drop(self.file);
+        std::fs::remove_file(&self.path).map_err(|e| err(&self.path, format!("cannot remove: {e}")))
+    }
+}
+
+fn encode_line(index: usize, r: &PointResult) -> String {
+    let body = format!("{index}\t{}", encode(r));
+    let sum = checksum(&body);
+    format!("{body}\t{sum}\n")
+}
+
+fn decode_line(line: &str, tag: &ShardTag) -> Option<(usize, PointResult)> {
+    let line = line.strip_suffix('\n')?;
+    let (body, sum) = line.rsplit_once('\t')?;
+    if checksum(body) != sum {
+        return None;
+    }
+    let (index, json) = body.split_once('\t')?;
+    let index: usize = index.parse().ok()?;
+    if !(tag.start..tag.end).contains(&index) {
+        return None;
+    }
+    Some((index, decode(&serde_json::from_str(json).ok()?)?))
+}
+
+/// A result as JSON, floats by their bits so that they come back exact.
+fn encode(r: &PointResult) -> String {
+    let c = &r.counters;
+    let b = &r.bottlenecks;
+    let bits = [
+        b.lsu_util,
+        b.l1_util,
+        b.noc_util,
+        b.l2_util,
+        b.dram_util,
+        b.lsu_stall,
+        b.inflight_stall,
+        b.l2_mshr_stall,
+        b.dram_queue_stall,
+        b.load_latency_cycles,
+        b.achieved_occupancy,
+    ]
+    .map(f64::to_bits);
+    json!({
+        "device": r.device,
+        "workload": r.workload,
+        "point": r.point,
+        "bytes": r.bytes,
+        "counters": [
+            c.requests_ld, c.requests_st, c.sectors_ld, c.sectors_st, c.l1_hits_ld,
+            c.l2_read_sectors, c.l2_write_sectors, c.l2_read_hits, c.dram_bytes_read,
+            c.dram_bytes_write, c.time_ps, c.transactions[0], c.transactions[1],
+            c.transactions[2], c.warp_instructions,
+        ],
+        "bottleneck_bits": bits,
+        "blocks_per_sm": b.blocks_per_sm,
+        "sample": [r.sample.blocks, r.sample.blocks_timed, r.sample.time_error_ps],
+    })
+    .to_string()
+}
+
+fn decode(v: &Value) -> Option<PointResult> {
+    let u64s = |key: &str, n: usize| -> Option<Vec<u64>> {
+        let a = v.get(key)?.as_array()?;
+        let out: Option<Vec<u64>> = a.iter().map(Value::as_u64).collect();
+        out.filter(|o| o.len() == n)
+    };
+    let c = u64s("counters", 15)?;
+    let smp = u64s("sample", 3)?;
+    let b: Vec<f64> = u64s("bottleneck_bits", 11)?
+        .into_iter()
+        .map(f64::from_bits)
+        .collect();
+    let point = v
+        .get("point")?
+        .as_array()?
+        .iter()
+        .map(|p| Some((p.get(0)?.as_str()?.to_string(), p.get(1)?.as_i64()?)))
+        .collect::<Option<Vec<_>>>()?;
+    // Every field named: a field added to either struct must be added here.
+    Some(PointResult {
+        device: v.get("device")?.as_str()?.to_string(),
+        workload: v.get("workload")?.as_str()?.to_string(),
+        point,
+        bytes: v.get("bytes")?.as_u64()?,
+        counters: Counters {
+            requests_ld: c[0],
+            requests_st: c[1],
+            sectors_ld: c[2],
+            sectors_st: c[3],
+            l1_hits_ld: c[4],
+            l2_read_sectors: c[5],
+            l2_write_sectors: c[6],
+            l2_read_hits: c[7],
+            dram_bytes_read: c[8],
+            dram_bytes_write: c[9],
+            time_ps: c[10],
+            transactions: [c[11], c[12], c[13]],
+            warp_instructions: c[14],
+        },
+        bottlenecks: Bottlenecks {
+            lsu_util: b[0],
+            l1_util: b[1],
+            noc_util: b[2],
+            l2_util: b[3],
+            dram_util: b[4],
+            lsu_stall: b[5],
+            inflight_stall: b[6],
+            l2_mshr_stall: b[7],
+            dram_queue_stall: b[8],
+            load_latency_cycles: b[9],
+            achieved_occupancy: b[10],
+            blocks_per_sm: u32::try_from(v.get("blocks_per_sm")?.as_u64()?).ok()?,
+        },
+        sample: engine::SampleInfo {
+            blocks: smp[0],
+            blocks_timed: smp[1],
+            time_error_ps: smp[2],
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{Shard, SweepId};
+
+    fn sample(i: u64) -> PointResult {
+        PointResult {
+            device: "c2050".into(),
+            workload: "offset".into(),
+            point: vec![("elem".into(), 4), ("offset".into(), -(i as i64))],
+            bytes: 1 << 21,
+            counters: Counters {
+                requests_ld: i,
+                time_ps: 123_456_789 + i,
+                transactions: [1, 2, 3],
+                ..Counters::default()
+            },
+            bottlenecks: Bottlenecks {
+                // Values with no short decimal form must come back exactly.
+                lsu_util: 0.1 + 0.2,
+                load_latency_cycles: std::f64::consts::PI * i as f64,
+                achieved_occupancy: 1.0 / 3.0,
+                blocks_per_sm: 8,
+                ..Bottlenecks::default()
+            },
+            sample: engine::SampleInfo {
+                blocks: 100 + i,
+                blocks_timed: 40,
+                time_error_ps: 7 * i,
+            },
+        }
+    }
+
+    fn tag() -> ShardTag {
+        ShardTag {
+            sweep: SweepId(42),
+            shard: Shard { index: 1, count: 2 },
+            start: 0,
+            end: 4,
+            total: 8,
+        }
+    }
+
+    #[test]
+    fn a_result_comes_back_exactly() {
+        let r = sample(3);
+        let line = encode_line(2, &r);
+        assert_eq!(decode_line(&line, &tag()), Some((2, r)));
+    }
+
+    #[test]
+    fn torn_or_foreign_lines_are_ignored() {
+        let line = encode_line(2, &sample(3));
+        // Cut anywhere: never accepted.
+        for cut in 0..line.len() - 1 {
+            assert_eq!(decode_line(&line[..cut], &tag()), None, "cut at {cut}");
+        }
+        // A flipped digit fails the checksum.
+        let bad = line.replacen("123456792", "123456793", 1);
+        assert_ne!(bad, line);
+        assert_eq!(decode_line(&bad, &tag()), None);
+        // A row outside the shard is not this run's.
+        assert_eq!(decode_line(&encode_line(5, &sample(3)), &tag()), None);
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gpusim-journal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
+    #[test]
+    fn resume_keeps_whole_lines_and_drops_a_torn_one() {
+        let p = scratch("torn.journal");
+        let (j, have) = Journal::open(&p, &tag(), false).unwrap();
+        assert!(have.is_empty());
+        j.append(3, &sample(3)).unwrap();
+        j.append(0, &sample(0)).unwrap();
+        drop(j);
+        // A kill in the middle of the next line.
+        let torn = encode_line(1, &sample(1));
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(&torn.as_bytes()[..torn.len() / 2]).unwrap();
+        drop(f);
+        // Without --resume the journal is not thrown away.
+        let e = Journal::open(&p, &tag(), false).err().unwrap();
+        assert!(e.message.contains("--resume"), "{e}");
+        let (j, have) = Journal::open(&p, &tag(), true).unwrap();
+        assert_eq!(have, vec![(0, sample(0)), (3, sample(3))]);
+        // Appending after the repair gives whole lines.
+        j.append(1, &sample(1)).unwrap();
+        drop(j);
+        let (j, have) = Journal::open(&p, &tag(), true).unwrap();
+        assert_eq!(have.len(), 3);
+        j.remove().unwrap();
+        assert!(!p.exists());
+    }
+
+    #[test]
+    fn a_journal_of_another_run_is_refused() {
+        let p = scratch("other.journal");
+        let (j, _) = Journal::open(&p, &tag(), false).unwrap();
+        drop(j);
+        let other = ShardTag {
+            sweep: SweepId(43),
+            ..tag()
+        };
+        let e = Journal::open(&p, &other, true).err().unwrap();
+        assert!(e.message.contains("another run"), "{e}");
+        std::fs::remove_file(&p).unwrap();
+    }
+}
