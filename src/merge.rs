@@ -25,8 +25,9 @@ EXAMPLES:
 WHAT IS CHECKED:
   Every shard starts with a line `gpusim-shard sweep=ID shard=I/N points=A..B/TOTAL` (a `#`
   comment in CSV, the `gpusim_shard` key in JSON). ID is a hash of the gpusim version, the
-  contents of the device and workload files and the --set values: shards with different IDs
-  are refused. The rows A..B of all shards must cover 0..TOTAL exactly once: missing and
+  contents of the device and workload files, the --set values, the devices as the
+  --config-set values make them and the run options (--sample, --max-warp-instructions):
+  shards with different IDs are refused. The rows A..B of all shards must cover 0..TOTAL exactly once: missing and
   duplicated rows are named (rows are numbered from 0 in output order; A..B holds A but not B).
   The output is the unsharded run's, byte for byte.";
 
@@ -146,7 +147,7 @@ fn check(parts: &mut [Part]) -> Result<(), Diag> {
     if sweeps.len() > 1 {
         let mut m = String::from(
             "the shards are of different sweeps (a sweep's ID is a hash of the gpusim version, \
-             its device and workload files and its --set values):",
+             its device and workload files, its --set and --config-set values and run options):",
         );
         for (id, ps) in &sweeps {
             let _ = write!(m, "\n  sweep {id}: {}", names(ps));

@@ -14,7 +14,8 @@
 //! ```
 //!
 //! The identity of a sweep is a 64-bit FNV-1a hash of the gpusim version,
-//! the contents of every device and workload file and the `--set` values:
+//! the contents of every device and workload file, the `--set` values,
+//! the devices as loaded (`--config-set` variants) and the run options:
 //! the same sweep has the same identity on every machine, and any change
 //! of an input gives another.
 
