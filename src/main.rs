@@ -148,6 +148,13 @@ struct StudyArgs {
     jobs: JobsArg,
     #[command(flatten)]
     sample: SampleArg,
+    /// Run only the I-th of N parts of the study's points: NAME.csv is then
+    /// a shard for `gpusim merge`, and no plot is drawn.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<sweep::Shard>,
+    /// Continue a stopped study from its journal (NAME.csv.journal).
+    #[arg(long)]
+    resume: bool,
     /// No progress bar and no table (files are still written).
     #[arg(short, long)]
     quiet: bool,
@@ -180,12 +187,12 @@ fn study(a: StudyArgs) -> Result<(), Diag> {
         },
         csv: Some(plan.csv.clone()),
         json: None,
-        plot: Some(plan.plot.clone()),
+        plot: a.shard.is_none().then(|| plan.plot.clone()),
         plot_x: plan.study.plot_x.clone(),
         jobs: a.jobs,
         sample: a.sample,
-        shard: None,
-        resume: false,
+        shard: a.shard,
+        resume: a.resume,
         quiet: a.quiet,
         variants: plan.study.variants.clone(),
     });
@@ -201,7 +208,11 @@ fn study(a: StudyArgs) -> Result<(), Diag> {
         }
     })?;
     if !a.quiet {
-        eprintln!("wrote {} and {}", plan.csv.display(), plan.plot.display());
+        if a.shard.is_some() {
+            eprintln!("wrote the shard {}", plan.csv.display());
+        } else {
+            eprintln!("wrote {} and {}", plan.csv.display(), plan.plot.display());
+        }
     }
     Ok(())
 }
