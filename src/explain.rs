@@ -2,7 +2,7 @@
 
 use engine::{DeviceSpec, Diag, LoadedWorkload};
 use lsu::{LineRequest, Rule};
-use simt_core::{MemKind, Scratch, Step, Warp, WarpAccess};
+use simt_core::{MemKind, MemSpace, Program, Scratch, Step, Warp, WarpAccess};
 use std::fmt::Write as _;
 
 pub const HELP: &str = "\
@@ -101,10 +101,23 @@ pub fn explain(
         match step {
             Step::Done => break,
             Step::Alu => continue,
+            Step::Sync => {
+                let pc = w.next_pc().unwrap_or(0).saturating_sub(1);
+                let _ = writeln!(
+                    s,
+                    "[barrier] {}   ({}): the block's warps wait for each other\n",
+                    prog.sources[pc as usize].text, prog.sources[pc as usize].path
+                );
+                continue;
+            }
             Step::Mem => {}
         }
         n += 1;
         let src = &prog.sources[acc.pc as usize];
+        if acc.space == MemSpace::Shared {
+            shared_text(&mut s, n, dev, prog, &acc);
+            continue;
+        }
         let rule = if acc.kind == MemKind::Load {
             dev.load_rule
         } else {
@@ -185,6 +198,125 @@ pub fn explain(
         let _ = writeln!(s, "this warp executes no memory instruction");
     }
     Ok(s)
+}
+
+/// One shared-memory instruction, lane by lane: offsets, banks, and the
+/// bank that needs the most passes in each group of lanes served together.
+fn shared_text(s: &mut String, n: usize, dev: &DeviceSpec, prog: &Program, acc: &WarpAccess) {
+    let src = &prog.sources[acc.pc as usize];
+    let banks = dev.shared.banks();
+    let l0 = acc.mask.trailing_zeros() as usize;
+    let (name, base) = prog
+        .buffers
+        .iter()
+        .find(|b| {
+            b.space == MemSpace::Shared
+                && l0 < 32
+                && acc.addrs[l0] >= b.base
+                && acc.addrs[l0] < b.base + b.bytes
+        })
+        .map(|b| (b.name.clone(), b.base))
+        .unwrap_or_default();
+    let _ = writeln!(s, "[{n}] {}   ({})", src.text, src.path);
+    let _ = writeln!(
+        s,
+        "    shared {} of {} bytes, {} active lanes; byte offsets in `{name}` (at byte {base} of the \
+         block's shared memory), then the bank of each (bank = byte / {} mod {}):",
+        if acc.kind == MemKind::Load { "load" } else { "store" },
+        acc.width,
+        acc.mask.count_ones(),
+        banks.bank_bytes,
+        banks.banks
+    );
+    let bank = |a: u64| (a / banks.bank_bytes as u64) % banks.banks as u64;
+    for row in 0..4 {
+        let cell = |l: usize, f: &dyn Fn(u64) -> String| {
+            if acc.mask >> l & 1 == 1 {
+                format!("{:>6}", f(acc.addrs[l]))
+            } else {
+                format!("{:>6}", "-")
+            }
+        };
+        let offs: Vec<String> = (row * 8..row * 8 + 8)
+            .map(|l| cell(l, &|a| (a - base).to_string()))
+            .collect();
+        let bks: Vec<String> = (row * 8..row * 8 + 8)
+            .map(|l| cell(l, &|a| format!("b{}", bank(a))))
+            .collect();
+        let _ = writeln!(
+            s,
+            "    lanes {:>2}-{:<2} {}\n               {}",
+            row * 8,
+            row * 8 + 7,
+            offs.join(""),
+            bks.join("")
+        );
+    }
+    let is_load = acc.kind == MemKind::Load;
+    let g = banks.group_lanes(acc.width, is_load) as usize;
+    let bb = banks.bank_bytes as u64;
+    let words_per_lane = (acc.width as u64).div_ceil(bb).max(1);
+    for first in (0..32).step_by(g) {
+        let mut per_bank: Vec<Vec<u64>> = vec![Vec::new(); banks.banks as usize];
+        for l in first..(first + g).min(32) {
+            if acc.mask >> l & 1 == 0 {
+                continue;
+            }
+            let w0 = acc.addrs[l] / bb;
+            for w in w0..w0 + words_per_lane {
+                let v = &mut per_bank[(w % banks.banks as u64) as usize];
+                if !v.contains(&w) {
+                    v.push(w);
+                }
+            }
+        }
+        let most = per_bank.iter().map(Vec::len).max().unwrap_or(0);
+        if most == 0 {
+            continue;
+        }
+        let distinct: usize = per_bank.iter().map(Vec::len).sum();
+        let ideal = distinct.div_ceil(banks.banks as usize);
+        let worst = per_bank.iter().position(|v| v.len() == most).unwrap_or(0);
+        let words: Vec<String> = per_bank[worst]
+            .iter()
+            .take(8)
+            .map(|w| (w * bb - base).to_string())
+            .collect();
+        let _ = writeln!(
+            s,
+            "    lanes {first}-{}: {}",
+            (first + g).min(32) - 1,
+            if most == ideal {
+                format!(
+                    "{distinct} distinct word(s), at most {most} in any bank (lanes on one word \
+                     share it): {most} wavefront(s), no conflict"
+                )
+            } else {
+                format!(
+                    "bank {worst} serves {most} distinct words (at offsets {}{}): {most} \
+                     wavefronts where {ideal} would carry the group's {distinct} words, {} \
+                     conflict(s)",
+                    words.join(" "),
+                    if most > 8 { " ..." } else { "" },
+                    most - ideal
+                )
+            }
+        );
+    }
+    let w = banks.wavefronts(
+        &lsu::Access {
+            width: acc.width,
+            mask: acc.mask,
+            addrs: &acc.addrs,
+        },
+        is_load,
+    );
+    let _ = writeln!(
+        s,
+        "    total: {} wavefront(s), {} bank conflict(s) (l1tex__data_pipe_lsu_wavefronts_mem_shared \
+         and l1tex__data_bank_conflicts_pipe_lsu_mem_shared)\n",
+        w.wavefronts, w.conflicts
+    );
 }
 
 fn line_text(r: &LineRequest, rule: Rule, base: u64) -> String {

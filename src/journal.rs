@@ -199,7 +199,9 @@ fn encode(r: &PointResult) -> String {
             c.requests_ld, c.requests_st, c.sectors_ld, c.sectors_st, c.l1_hits_ld,
             c.l2_read_sectors, c.l2_write_sectors, c.l2_read_hits, c.dram_bytes_read,
             c.dram_bytes_write, c.time_ps, c.transactions[0], c.transactions[1],
-            c.transactions[2], c.warp_instructions,
+            c.transactions[2], c.warp_instructions, c.shared_requests_ld,
+            c.shared_requests_st, c.shared_wavefronts_ld, c.shared_wavefronts_st,
+            c.shared_conflicts_ld, c.shared_conflicts_st,
         ],
         "bottleneck_bits": bits,
         "blocks_per_sm": b.blocks_per_sm,
@@ -214,7 +216,7 @@ fn decode(v: &Value) -> Option<PointResult> {
         let out: Option<Vec<u64>> = a.iter().map(Value::as_u64).collect();
         out.filter(|o| o.len() == n)
     };
-    let c = u64s("counters", 15)?;
+    let c = u64s("counters", 21)?;
     let smp = u64s("sample", 3)?;
     let b: Vec<f64> = u64s("bottleneck_bits", 11)?
         .into_iter()
@@ -246,6 +248,12 @@ fn decode(v: &Value) -> Option<PointResult> {
             time_ps: c[10],
             transactions: [c[11], c[12], c[13]],
             warp_instructions: c[14],
+            shared_requests_ld: c[15],
+            shared_requests_st: c[16],
+            shared_wavefronts_ld: c[17],
+            shared_wavefronts_st: c[18],
+            shared_conflicts_ld: c[19],
+            shared_conflicts_st: c[20],
         },
         bottlenecks: Bottlenecks {
             lsu_util: b[0],

@@ -49,8 +49,9 @@ OUTPUT:
   GB/s = 1e9 B/s), warp-level load requests, 32-byte sectors asked of L1 by loads and stores,
   L1 load hits, sectors read at L2, DRAM bytes, the busiest unit and achieved occupancy.
   --csv and --json write every column: Nsight Compute's counters
-  (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...), transactions_32b/64b/128b and the
-  utilisation of each unit (lsu, l1, noc, l2, dram), mean load latency and occupancy.
+  (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...), transactions_32b/64b/128b, the
+  shared-memory instructions, wavefronts and bank conflicts
+  (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, ...), and the utilisation of each unit (lsu, l1, noc, l2, dram), mean load latency and occupancy.
 
 TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the

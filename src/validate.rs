@@ -21,6 +21,12 @@ WHAT IS COMPARED, PER CASE:
   exact     l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum and
             l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum must be equal
             (counts are deterministic on the hardware);
+  shared    where measured, smsp__inst_executed_op_shared_{ld,st}.sum,
+            l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum and
+            l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum must
+            be equal too (the column shows the cases where all six are; a
+            family's gap may allow a worst error, in % of the measured
+            wavefronts of the same operation);
   L2        lts__t_sectors_srcunit_tex_op_{read,write}.sum, error
             (sim - measured) / max(measured, 1% of the case's L1 sectors);
   DRAM      dram__bytes_{read,write}.sum, error
@@ -104,6 +110,9 @@ struct Gap {
     l2: Option<f64>,
     #[serde(default)]
     dram: Option<f64>,
+    /// Worst error of a shared-memory counter allowed, percent.
+    #[serde(default)]
+    shared: Option<f64>,
 }
 
 fn ten() -> f64 {
@@ -139,6 +148,8 @@ const EXACT: [&str; 4] = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 ];
+/// Shared-memory counters, compared exactly where measured.
+const SHARED: [&str; 6] = engine::SHARED_COLUMNS;
 /// Compared within a tolerance: (CSV column, short name).
 const TRAFFIC: [(&str, &str); 4] = [
     ("lts__t_sectors_srcunit_tex_op_read.sum", "l2_read"),
@@ -174,6 +185,8 @@ struct Fam<'a> {
 struct Outcome {
     exact_req: Option<bool>,
     exact_sec: Option<bool>,
+    /// Worst |error| of the shared-memory counters (fraction), when measured.
+    shared: Option<f64>,
     /// Signed errors (fractions) of TRAFFIC, when measured.
     traffic: [Option<(f64, f64, f64)>; 4],
     time: Option<(f64, f64, f64)>,
@@ -390,7 +403,10 @@ struct CsvRow {
 
 /// Columns read as numbers; the others are kept out of the comparison.
 fn numeric_column(name: &str) -> bool {
-    name == "time_ns" || EXACT.contains(&name) || TRAFFIC.iter().any(|(c, _)| *c == name)
+    name == "time_ns"
+        || EXACT.contains(&name)
+        || SHARED.contains(&name)
+        || TRAFFIC.iter().any(|(c, _)| *c == name)
 }
 
 fn read_csv(path: &Path) -> Result<Vec<CsvRow>, Diag> {
@@ -487,6 +503,12 @@ fn sim_value(r: &PointResult, column: &str) -> f64 {
         "lts__t_sectors_srcunit_tex_op_write.sum" => c.l2_write_sectors,
         "dram__bytes_read.sum" => c.dram_bytes_read,
         "dram__bytes_write.sum" => c.dram_bytes_write,
+        "smsp__inst_executed_op_shared_ld.sum" => c.shared_requests_ld,
+        "smsp__inst_executed_op_shared_st.sum" => c.shared_requests_st,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" => c.shared_wavefronts_ld,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" => c.shared_wavefronts_st,
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" => c.shared_conflicts_ld,
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum" => c.shared_conflicts_st,
         _ => unreachable!("compared column {column}"),
     }) as f64
 }
@@ -513,9 +535,25 @@ fn compare(c: &Case, r: &PointResult) -> Outcome {
             traffic[i] = Some((s, m, (s - m) / m.max(floor).max(1.0)));
         }
     }
+    // Errors relative to the measured wavefronts of the same operation
+    // (conflicts are wavefronts too; 0 conflicts measured is no floor).
+    let shared_errs: Vec<f64> = SHARED
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| {
+            let m = *c.meas.get(*k)?;
+            let base = if i >= 4 {
+                c.meas.get(SHARED[i - 2]).copied().unwrap_or(m).max(m)
+            } else {
+                m
+            };
+            Some((sim_value(r, k) - m).abs() / base.max(1.0))
+        })
+        .collect();
     Outcome {
         exact_req: exact(&EXACT[..2]),
         exact_sec: exact(&EXACT[2..]),
+        shared: (!shared_errs.is_empty()).then(|| shared_errs.iter().copied().fold(0.0, f64::max)),
         traffic,
         time: c.time_ns.filter(|t| *t > 0.0).map(|m| {
             let s = r.time_ns();
@@ -543,6 +581,7 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
         "cases",
         "req exact",
         "sect exact",
+        "shared exact",
         "L2 rd %",
         "L2 wr %",
         "DRAM rd %",
@@ -562,6 +601,11 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
         };
         let req = frac(&|o| o.exact_req);
         let sec = frac(&|o| o.exact_sec);
+        let shared = frac(&|o| o.shared.map(|e| e == 0.0));
+        let shared_worst = idx
+            .iter()
+            .filter_map(|&i| outcomes[i].shared)
+            .fold(0.0, f64::max);
         let tr: Vec<Option<(f64, f64)>> = (0..4)
             .map(|k| {
                 let e: Vec<f64> = idx
@@ -600,6 +644,7 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
             idx.len().to_string(),
             cell_frac(req),
             cell_frac(sec),
+            cell_frac(shared),
             cell_mw(tr[0]),
             cell_mw(tr[1]),
             cell_mw(tr[2]),
@@ -617,6 +662,7 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
         ];
         let s = Summary {
             exact: req.0 == req.1 && sec.0 == sec.1,
+            shared: 100.0 * shared_worst,
             l2: tr[..2]
                 .iter()
                 .flatten()
@@ -639,7 +685,7 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
         all_idx.extend(&idx);
         let (mut cells, s) = summarize(&idx);
         let spec = f.spec;
-        let misses = s.misses(spec.l2, spec.dram, spec.time_mape, spec.time_worst);
+        let misses = s.misses(spec.l2, spec.dram, spec.time_mape, spec.time_worst, 0.0);
         let verdict = if misses.is_empty() {
             "met".to_string()
         } else if let Some(g) = spec.gap.as_ref().filter(|g| {
@@ -649,6 +695,7 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
                     g.dram.unwrap_or(spec.dram),
                     g.time_mape.unwrap_or(spec.time_mape),
                     g.time_worst.unwrap_or(spec.time_worst),
+                    g.shared.unwrap_or(0.0),
                 )
                 .is_empty()
         }) {
@@ -682,7 +729,7 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
         let mut l = String::new();
         for (i, c) in cells.iter().enumerate() {
             let pad = w[i] - c.chars().count();
-            if i == 0 || i >= 10 {
+            if i == 0 || i >= 11 {
                 let _ = write!(l, "{c}{} ", " ".repeat(pad));
             } else {
                 let _ = write!(l, "{}{c} ", " ".repeat(pad));
@@ -704,6 +751,8 @@ fn report(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> (String, usize)
 
 struct Summary {
     exact: bool,
+    /// Worst error of a shared-memory counter, percent.
+    shared: f64,
     /// Worst |error| of L2 reads and writes, percent.
     l2: f64,
     dram: f64,
@@ -713,10 +762,17 @@ struct Summary {
 
 impl Summary {
     /// The thresholds this summary misses.
-    fn misses(&self, l2: f64, dram: f64, mape: f64, worst: f64) -> Vec<String> {
+    fn misses(&self, l2: f64, dram: f64, mape: f64, worst: f64, shared: f64) -> Vec<String> {
         let mut m = Vec::new();
         if !self.exact {
             m.push("exact counts".to_string());
+        }
+        if self.shared > shared {
+            m.push(if shared == 0.0 {
+                "exact shared counts".to_string()
+            } else {
+                format!("shared counts {shared}%")
+            });
         }
         if self.l2 > l2 {
             m.push(format!("L2 {l2}%"));
@@ -735,7 +791,7 @@ impl Summary {
 }
 
 fn case_csv(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> String {
-    let mut out = String::from("device,family,params,requests_exact,sectors_exact");
+    let mut out = String::from("device,family,params,requests_exact,sectors_exact,shared_err");
     for (_, n) in TRAFFIC {
         let _ = write!(out, ",{n}_sim,{n}_meas,{n}_err");
     }
@@ -752,6 +808,12 @@ fn case_csv(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> String {
             b(o.exact_req),
             b(o.exact_sec)
         );
+        match o.shared {
+            Some(e) => {
+                let _ = write!(out, ",{e:.4}");
+            }
+            None => out.push(','),
+        }
         for t in &o.traffic {
             match t {
                 Some((s, m, e)) => {

@@ -198,6 +198,18 @@ enum S {
         then: Vec<S>,
         els: Vec<S>,
     },
+    /// A shared-memory access of `sh` at word `(threadIdx.x * stride +
+    /// offset) % words`, loading into `v<val>` or storing.
+    Shared {
+        store: bool,
+        width: i64,
+        stride: i64,
+        offset: i64,
+        val: Option<u32>,
+    },
+    /// `__syncthreads()` (only at the top level, where every warp of the
+    /// block reaches it).
+    Sync,
     /// `for k<var> in 0..iters`, or `0..1 + threadIdx.x % iters` when `lane`.
     For {
         var: u32,
@@ -373,7 +385,7 @@ impl Gen<'_> {
                     };
                     S::If { cond, then, els }
                 }
-                89..=99 if nested => {
+                89..=94 if nested => {
                     let var = self.next_loop;
                     self.next_loop += 1;
                     let iters = self.rng.range(1, 4) as u32;
@@ -388,6 +400,24 @@ impl Gen<'_> {
                         body,
                     }
                 }
+                95..=97 => {
+                    let store = self.rng.chance(50);
+                    let val = if !store && self.rng.chance(60) {
+                        self.next_val += 1;
+                        self.vals.push(self.next_val - 1);
+                        Some(self.next_val - 1)
+                    } else {
+                        None
+                    };
+                    S::Shared {
+                        store,
+                        width: self.rng.pick(&[4, 4, 4, 8, 16]),
+                        stride: self.rng.pick(&[0, 1, 1, 2, 3, 4, 8, 16, 17, 32, 33]),
+                        offset: self.rng.range(0, 40),
+                        val,
+                    }
+                }
+                98..=99 if depth == 0 => S::Sync,
                 _ => {
                     self.left += 1;
                     continue;
@@ -498,6 +528,8 @@ fn work(case: &Case) -> u64 {
                     };
                     mult * (1 + (stride * width).clamp(1, 32) as u64)
                 }
+                S::Shared { width, .. } => mult * (1 + (*width as u64 / 4).max(1) * 8),
+                S::Sync => mult,
                 S::If { then, els, .. } => mult + walk(then, mult, all) + walk(els, mult, all),
                 S::For { iters, body, .. } => {
                     mult * (*iters as u64 + 1) + walk(body, mult * *iters as u64, all)
@@ -611,6 +643,28 @@ impl Env {
                 }
                 writeln!(out, "),").ok()?;
             }
+            S::Shared {
+                store,
+                width,
+                stride,
+                offset,
+                val,
+            } => {
+                let words = SHARED_BYTES / width;
+                write!(
+                    out,
+                    "{pad}{}(buf: \"sh\", index: \"(threadIdx.x * {stride} + {offset}) % {words}\", \
+                     width: \"{width}\"",
+                    if *store { "Store" } else { "Load" }
+                )
+                .ok()?;
+                if let Some(d) = val {
+                    self.vals.push(*d);
+                    write!(out, ", dst: \"v{d}\"").ok()?;
+                }
+                writeln!(out, "),").ok()?;
+            }
+            S::Sync => writeln!(out, "{pad}Sync,").ok()?,
             S::If { cond, then, els } => {
                 let c = match cond {
                     Cond::ModEq { m, r } => format!("threadIdx.x % {m} == {r}"),
@@ -666,6 +720,9 @@ fn affine(stride: i64, var: &str, offset: i64) -> String {
     }
 }
 
+/// Bytes of the shared buffer `sh` every case declares.
+const SHARED_BYTES: i64 = 4096;
+
 fn buf_name(i: usize) -> &'static str {
     ["a", "b", "c"][i]
 }
@@ -713,7 +770,7 @@ fn render(case: &Case) -> Option<String> {
     };
     writeln!(
         out,
-        "    ],\n    grid: {grid},\n    block: [\"{}\"],\n    regs_per_thread: {},\n    \
+        "    ],\n    shared: [(name: \"sh\", bytes: \"{SHARED_BYTES}\")],\n    grid: {grid},\n    block: [\"{}\"],\n    regs_per_thread: {},\n    \
          useful_bytes: \"0\",\n    kernel: [\n        Let(\"g\", \"{g}\"),\n{body}    ],\n)",
         case.block, case.regs
     )
@@ -839,7 +896,7 @@ fn bits(b: &Bottlenecks) -> [u64; 8] {
     ]
 }
 
-fn coalescing(c: &Counters) -> [(&'static str, u64); 8] {
+fn coalescing(c: &Counters) -> [(&'static str, u64); 12] {
     [
         ("requests_ld", c.requests_ld),
         ("requests_st", c.requests_st),
@@ -849,6 +906,10 @@ fn coalescing(c: &Counters) -> [(&'static str, u64); 8] {
         ("transactions_64b", c.transactions[1]),
         ("transactions_128b", c.transactions[2]),
         ("warp_instructions", c.warp_instructions),
+        ("shared_wavefronts_ld", c.shared_wavefronts_ld),
+        ("shared_wavefronts_st", c.shared_wavefronts_st),
+        ("shared_conflicts_ld", c.shared_conflicts_ld),
+        ("shared_conflicts_st", c.shared_conflicts_st),
     ]
 }
 
@@ -1137,6 +1198,40 @@ fn stmt_variants(s: &S) -> Vec<Vec<S>> {
                 });
             }
         }
+        S::Shared {
+            store,
+            width,
+            stride,
+            offset,
+            val,
+        } => {
+            for st in smaller(*stride, 0) {
+                one(S::Shared {
+                    store: *store,
+                    width: *width,
+                    stride: st,
+                    offset: *offset,
+                    val: *val,
+                });
+            }
+            if *width > 4 {
+                one(S::Shared {
+                    store: *store,
+                    width: 4,
+                    stride: *stride,
+                    offset: *offset,
+                    val: *val,
+                });
+            }
+            one(S::Shared {
+                store: *store,
+                width: *width,
+                stride: *stride,
+                offset: *offset,
+                val: None,
+            });
+        }
+        S::Sync => {}
         S::If { cond, then, els } => {
             out.push(then.clone());
             out.push(els.clone());
@@ -1310,7 +1405,7 @@ fn uses_buf(ss: &[S], b: usize) -> bool {
         S::Load { buf, .. } | S::Store { buf, .. } => *buf == b,
         S::If { then, els, .. } => uses_buf(then, b) || uses_buf(els, b),
         S::For { body, .. } => uses_buf(body, b),
-        S::Let { .. } => false,
+        S::Let { .. } | S::Shared { .. } | S::Sync => false,
     })
 }
 
@@ -1430,6 +1525,12 @@ fn features(c: &Case, out: &mut Vec<&'static str>) {
                         out.push("Store of 16 bytes");
                     }
                 }
+                S::Shared { store, .. } => out.push(if *store {
+                    "Shared store"
+                } else {
+                    "Shared load"
+                }),
+                S::Sync => out.push("Sync"),
                 S::If { then, els, .. } => {
                     out.push(if els.is_empty() { "If" } else { "If with else" });
                     walk(then, out);
@@ -1670,6 +1771,9 @@ fn generator_makes_valid_kernels() {
             "Store without src",
             "Store with src",
             "Store of 16 bytes",
+            "Shared load",
+            "Shared store",
+            "Sync",
             "If",
             "If with else",
             "For",

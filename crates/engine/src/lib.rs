@@ -53,6 +53,20 @@ pub struct Counters {
     pub transactions: [u64; 3],
     /// Warp instructions executed.
     pub warp_instructions: u64,
+    /// `smsp__inst_executed_op_shared_ld.sum`: warp-level shared loads.
+    pub shared_requests_ld: u64,
+    /// `smsp__inst_executed_op_shared_st.sum`: warp-level shared stores.
+    pub shared_requests_st: u64,
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`: passes
+    /// through the banks for shared loads.
+    pub shared_wavefronts_ld: u64,
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum`.
+    pub shared_wavefronts_st: u64,
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum`: passes
+    /// beyond the conflict-free number.
+    pub shared_conflicts_ld: u64,
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum`.
+    pub shared_conflicts_st: u64,
 }
 
 /// The result of one sweep point.
@@ -298,7 +312,8 @@ pub fn load_workload(path: &Path) -> Result<LoadedWorkload, Diag> {
 /// Parses and validates a workload's text (`path` names it in
 /// diagnostics).
 pub fn workload_from_str(path: &Path, src: String) -> Result<LoadedWorkload, Diag> {
-    let w: Workload = parse(path, &src)?;
+    let mut w: Workload = parse(path, &src)?;
+    w.dir = path.parent().map(|d| d.to_path_buf());
     let file = path.display().to_string();
     w.validate().map_err(|d| d.in_file(&file, Some(&src)))?;
     Ok(LoadedWorkload {
@@ -496,6 +511,17 @@ pub const COUNTER_COLUMNS: [&str; 11] = [
     "gpu__time_duration.sum",
 ];
 
+/// Shared-memory counter columns (Nsight Compute's names), in CSV order:
+/// warp instructions, wavefronts and bank conflicts, loads then stores.
+pub const SHARED_COLUMNS: [&str; 6] = [
+    "smsp__inst_executed_op_shared_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+];
+
 /// Bottleneck-report columns, in CSV order.
 pub const REPORT_COLUMNS: [&str; 11] = [
     "lsu_util",
@@ -518,6 +544,7 @@ pub fn csv_header(params: &[String]) -> Vec<String> {
     h.extend(["bytes", "time_ns", "bandwidth_gbps"].map(String::from));
     h.extend(COUNTER_COLUMNS.map(String::from));
     h.extend(["transactions_32b", "transactions_64b", "transactions_128b"].map(String::from));
+    h.extend(SHARED_COLUMNS.map(String::from));
     h.extend(REPORT_COLUMNS.map(String::from));
     h.extend(SAMPLE_COLUMNS.map(String::from));
     h
@@ -557,6 +584,16 @@ pub fn csv_row(r: &PointResult, params: &[String]) -> Vec<String> {
         v.push(x.to_string());
     }
     v.extend(c.transactions.iter().map(|x| x.to_string()));
+    for x in [
+        c.shared_requests_ld,
+        c.shared_requests_st,
+        c.shared_wavefronts_ld,
+        c.shared_wavefronts_st,
+        c.shared_conflicts_ld,
+        c.shared_conflicts_st,
+    ] {
+        v.push(x.to_string());
+    }
     for x in [
         b.lsu_util,
         b.l1_util,

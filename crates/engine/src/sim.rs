@@ -37,7 +37,9 @@ use crate::spec::DeviceSpec;
 use crate::Counters;
 use dram::Dram;
 use lsu::{LineRequest, Rule};
-use simt_core::{ExecError, MemKind, Program, Scratch, Step, Warp, WarpAccess};
+use simt_core::{
+    ExecError, ExecFault, MemKind, MemSpace, Program, Scratch, Step, Warp, WarpAccess,
+};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -48,15 +50,25 @@ struct Slot {
     block: u32,
     start: u64,
     last_load: u64,
+    /// When its shared-memory stores so far are done (a barrier waits for them).
+    shared_done: u64,
     reg_ready: [u64; 32],
     pending: Option<WarpAccess>,
     done: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Block {
     sm: u32,
+    /// Warps not yet retired.
     warps_left: u32,
+    /// Warps that have not finished their instructions.
+    running: u32,
+    /// The barrier being gathered: warps waiting at it, the op, and when
+    /// the last one so far arrived.
+    waiting: Vec<u32>,
+    bar_pc: u32,
+    bar_time: u64,
 }
 
 /// Utilisation, back-pressure and latency figures of one run.
@@ -159,6 +171,8 @@ pub struct Simulation<'a> {
     scratch: Scratch,
     lines: Vec<LineRequest>,
     cycle: f64,
+    /// Shared-memory load latency.
+    shared_ps: u64,
     // Progress.
     next_block: u64,
     end: u64,
@@ -221,6 +235,40 @@ fn coalesce(dev: &DeviceSpec, a: &WarpAccess, lines: &mut Vec<LineRequest>) -> (
     (is_load, rule)
 }
 
+/// Counts one shared-memory instruction's wavefronts.
+fn count_shared(c: &mut Counters, is_load: bool, w: lsu::Wavefronts) {
+    if is_load {
+        c.shared_requests_ld += 1;
+        c.shared_wavefronts_ld += w.wavefronts as u64;
+        c.shared_conflicts_ld += w.conflicts as u64;
+    } else {
+        c.shared_requests_st += 1;
+        c.shared_wavefronts_st += w.wavefronts as u64;
+        c.shared_conflicts_st += w.conflicts as u64;
+    }
+}
+
+/// The banks' passes for shared access `a`.
+fn shared_wavefronts(dev: &DeviceSpec, a: &WarpAccess) -> lsu::Wavefronts {
+    dev.shared.banks().wavefronts(
+        &lsu::Access {
+            width: a.width,
+            mask: a.mask,
+            addrs: &a.addrs,
+        },
+        a.kind == MemKind::Load,
+    )
+}
+
+/// The error for warps of a block that reach different barriers.
+fn barrier_mismatch(pc: u32, detail: String) -> ExecError {
+    ExecError {
+        fault: ExecFault::BarrierMismatch { detail },
+        pc,
+        lane: 0,
+    }
+}
+
 /// Counts one coalesced memory instruction.
 fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
     let sum = lsu::summarize(lines);
@@ -250,10 +298,14 @@ pub fn count_functional(
     let mut scratch = Scratch::default();
     let mut lines = Vec::with_capacity(64);
     let mut a = WarpAccess::default();
+    // The barriers (ops) each warp of a block reaches, in order: every
+    // warp must reach the same ones.
+    let (mut first, mut mine): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     for b in 0..prog.blocks() {
         let idx = block_index(prog, b);
         for w in 0..prog.warps_per_block() {
             warp.reset(prog, idx, w);
+            mine.clear();
             loop {
                 if c.warp_instructions > budget {
                     return Err(SimError::Budget(budget));
@@ -261,13 +313,45 @@ pub fn count_functional(
                 match warp.step(prog, &mut scratch, &mut a) {
                     Ok(Step::Done) => break,
                     Ok(Step::Alu) => c.warp_instructions += 1,
+                    Ok(Step::Sync) => {
+                        c.warp_instructions += 1;
+                        mine.push(warp.next_pc().unwrap_or(0).saturating_sub(1));
+                    }
                     Ok(Step::Mem) => {
                         c.warp_instructions += 1;
-                        let (is_load, _) = coalesce(dev, &a, &mut lines);
-                        count_instruction(&mut c, is_load, &lines);
+                        if a.space == MemSpace::Shared {
+                            count_shared(
+                                &mut c,
+                                a.kind == MemKind::Load,
+                                shared_wavefronts(dev, &a),
+                            );
+                        } else {
+                            let (is_load, _) = coalesce(dev, &a, &mut lines);
+                            count_instruction(&mut c, is_load, &lines);
+                        }
                     }
                     Err(e) => return Err(fault_of(prog, &warp, e)),
                 }
+            }
+            if w == 0 {
+                std::mem::swap(&mut first, &mut mine);
+            } else if mine != first {
+                let k = first.iter().zip(&mine).take_while(|(x, y)| x == y).count();
+                let at = |v: &Vec<u32>| {
+                    v.get(k).map_or("finishes".to_string(), |pc| {
+                        format!(
+                            "reaches `{}` ({})",
+                            prog.sources[*pc as usize].text, prog.sources[*pc as usize].path
+                        )
+                    })
+                };
+                let pc = *first.get(k).or(mine.get(k)).unwrap_or(&0);
+                let detail = format!(
+                    "after {k} barrier(s), warp 0 {} while warp {w} {}",
+                    at(&first),
+                    at(&mine)
+                );
+                return Err(fault_of(prog, &warp, barrier_mismatch(pc, detail)));
             }
         }
     }
@@ -312,6 +396,7 @@ impl<'a> Simulation<'a> {
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
             cycle,
+            shared_ps: ps(dev.shared.latency_cycles as f64, cycle),
             next_block: 0,
             end: 0,
             counters: Counters::default(),
@@ -356,16 +441,30 @@ impl<'a> Simulation<'a> {
         let by_regs = (sm.registers as u64)
             .checked_div(regs)
             .map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32);
+        let sh = &self.dev.shared;
+        let shared = self.prog.shared_bytes;
+        if shared > sh.max_bytes_per_block as u64 {
+            return Err(format!(
+                "the block's shared memory ({shared} bytes) exceeds the device's {} bytes per \
+                 block (shared.max_bytes_per_block)",
+                sh.max_bytes_per_block
+            ));
+        }
+        let by_shared = (sh.bytes_per_sm as u64)
+            .checked_div(sh.block_allocation(shared))
+            .map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32);
         let n = sm
             .max_blocks
             .min(sm.max_warps / warps)
             .min(sm.max_threads / (warps * 32))
-            .min(by_regs);
+            .min(by_regs)
+            .min(by_shared);
         if n == 0 {
             return Err(format!(
-                "a block of {threads} threads with {} registers per thread does not fit on one \
-                 SM ({} warps, {} registers)",
-                self.regs_per_thread, sm.max_warps, sm.registers
+                "a block of {threads} threads with {} registers per thread and {shared} bytes of \
+                 shared memory does not fit on one SM ({} warps, {} registers, {} bytes of shared \
+                 memory)",
+                self.regs_per_thread, sm.max_warps, sm.registers, sh.bytes_per_sm
             ));
         }
         Ok(n)
@@ -438,20 +537,18 @@ impl<'a> Simulation<'a> {
         let at = self.sms[sm as usize].launch(t);
         let idx = block_index(self.prog, b);
         let warps = self.prog.warps_per_block();
-        let block = Block {
-            sm,
-            warps_left: warps,
-        };
         let bid = match self.free_blocks.pop() {
-            Some(i) => {
-                self.blocks[i as usize] = block;
-                i
-            }
+            Some(i) => i,
             None => {
-                self.blocks.push(block);
+                self.blocks.push(Block::default());
                 (self.blocks.len() - 1) as u32
             }
         };
+        let block = &mut self.blocks[bid as usize];
+        block.sm = sm;
+        block.warps_left = warps;
+        block.running = warps;
+        block.waiting.clear();
         self.sms[sm as usize].resident += 1;
         for w in 0..warps {
             let id = match self.free_slots.pop() {
@@ -467,6 +564,8 @@ impl<'a> Simulation<'a> {
             s.block = bid;
             s.start = at;
             s.last_load = at;
+            s.shared_done = at;
+            s.reg_ready = [at; 32];
             s.pending = None;
             s.done = false;
             self.heap.push(Reverse((at, id)));
@@ -549,6 +648,21 @@ impl<'a> Simulation<'a> {
             let mut a = match acc.take() {
                 Some(a) => a,
                 None => {
+                    if self.prog.has_alu_waits {
+                        // An instruction that computes with a loaded value
+                        // waits for it.
+                        let s = &mut self.slots[id as usize];
+                        let mut m = s.warp.next_waits(self.prog);
+                        let mut ready = 0;
+                        while m != 0 {
+                            ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
+                            m &= m - 1;
+                        }
+                        if ready > t {
+                            self.heap.push(Reverse((ready, id)));
+                            return Ok(());
+                        }
+                    }
                     let mut a = WarpAccess::default();
                     let step =
                         self.slots[id as usize]
@@ -572,10 +686,31 @@ impl<'a> Simulation<'a> {
                             }
                             continue;
                         }
+                        Step::Sync => {
+                            self.counters.warp_instructions += 1;
+                            if self.counters.warp_instructions > self.budget {
+                                return Err(SimError::Budget(self.budget));
+                            }
+                            let s = &self.slots[id as usize];
+                            let pc = s.warp.next_pc().unwrap_or(0).saturating_sub(1);
+                            let issued = self.sms[s.sm as usize].issue_alu(t);
+                            return self.arrive(id, pc, issued);
+                        }
                         Step::Done => {
                             let s = &mut self.slots[id as usize];
                             s.done = true;
                             let at = t.max(s.last_load);
+                            let b = &mut self.blocks[s.block as usize];
+                            b.running -= 1;
+                            if let Some(&w) = b.waiting.first() {
+                                let pc = b.bar_pc;
+                                let detail = format!(
+                                    "a warp finishes while others wait at `{}` ({})",
+                                    self.prog.sources[pc as usize].text,
+                                    self.prog.sources[pc as usize].path
+                                );
+                                return Err(self.fault(w, barrier_mismatch(pc, detail)));
+                            }
                             self.heap.push(Reverse((at, id)));
                             return Ok(());
                         }
@@ -621,9 +756,52 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// Warp `id` reaches the barrier at op `pc` at `t` (its shared stores
+    /// done first); the last warp of the block to arrive releases them all.
+    fn arrive(&mut self, id: u32, pc: u32, t: u64) -> Result<(), SimError> {
+        let s = &self.slots[id as usize];
+        let t = t.max(s.shared_done);
+        let b = &mut self.blocks[s.block as usize];
+        let warps = self.prog.warps_per_block();
+        let mismatch = if b.running < warps {
+            Some("a warp of the block has finished without reaching it".to_string())
+        } else if !b.waiting.is_empty() && b.bar_pc != pc {
+            Some(format!(
+                "other warps wait at `{}` ({})",
+                self.prog.sources[b.bar_pc as usize].text,
+                self.prog.sources[b.bar_pc as usize].path
+            ))
+        } else {
+            None
+        };
+        if let Some(m) = mismatch {
+            let detail = format!(
+                "a warp reaches `{}` ({}) while {m}",
+                self.prog.sources[pc as usize].text, self.prog.sources[pc as usize].path
+            );
+            return Err(self.fault(id, barrier_mismatch(pc, detail)));
+        }
+        if b.waiting.is_empty() {
+            b.bar_pc = pc;
+            b.bar_time = t;
+        }
+        b.bar_time = b.bar_time.max(t);
+        b.waiting.push(id);
+        if b.waiting.len() as u32 == b.running {
+            let at = b.bar_time;
+            for w in b.waiting.drain(..) {
+                self.heap.push(Reverse((at, w)));
+            }
+        }
+        Ok(())
+    }
+
     /// Issues one memory instruction at `t`; returns when the warp may issue again.
     fn memory(&mut self, id: u32, a: &WarpAccess, t: u64) -> u64 {
         let sm_i = self.slots[id as usize].sm as usize;
+        if a.space == MemSpace::Shared {
+            return self.shared(id, sm_i, a, t);
+        }
         let mut lines = std::mem::take(&mut self.lines);
         let (is_load, rule) = coalesce(self.dev, a, &mut lines);
         count_instruction(&mut self.counters, is_load, &lines);
@@ -664,6 +842,32 @@ impl<'a> Simulation<'a> {
         } else {
             // The warp goes on; the kernel waits for the acknowledgement.
             self.end = self.end.max(done);
+        }
+        self.sms[sm_i].next_issue(issue)
+    }
+
+    /// A shared-memory instruction at `t`: each wavefront takes the LSU's
+    /// data stage for one slot; the data is ready `shared.latency_cycles`
+    /// after an unhindered issue. Returns when the warp may issue again.
+    fn shared(&mut self, id: u32, sm_i: usize, a: &WarpAccess, t: u64) -> u64 {
+        let is_load = a.kind == MemKind::Load;
+        let w = shared_wavefronts(self.dev, a);
+        count_shared(&mut self.counters, is_load, w);
+        let sm = &mut self.sms[sm_i];
+        let issue = sm.issue_mem(t);
+        let mut last = issue;
+        for _ in 0..w.wavefronts {
+            last = sm.lsu_line(issue);
+        }
+        let done = issue + self.shared_ps + last.saturating_sub(issue + sm.lsu_ps());
+        let s = &mut self.slots[id as usize];
+        if is_load {
+            if let Some(d) = a.dst {
+                s.reg_ready[d as usize] = done;
+            }
+            s.last_load = s.last_load.max(done);
+        } else {
+            s.shared_done = s.shared_done.max(done);
         }
         self.sms[sm_i].next_issue(issue)
     }

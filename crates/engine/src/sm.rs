@@ -190,6 +190,11 @@ impl Sm {
         self.l1.as_mut().map(|c| c.read(line, sectors, t))
     }
 
+    /// Time per line request (or shared wavefront) in the LSU.
+    pub fn lsu_ps(&self) -> u64 {
+        self.t.lsu_ps
+    }
+
     /// L1 hit latency.
     pub fn l1_hit_ps(&self) -> u64 {
         self.t.l1_hit_ps

@@ -37,6 +37,64 @@ pub struct DeviceSpec {
     pub dram_latency_cycles: u32,
     /// Kernel launch costs.
     pub launch: LaunchSpec,
+    /// Per-block shared memory: capacity, banks, latency.
+    pub shared: SharedSpec,
+}
+
+/// Shared memory of one SM (CUDA C++ Programming Guide, "Technical
+/// Specifications per Compute Capability" and "Shared Memory").
+///
+/// Peak per SM: one wavefront of `banks x bank_bytes` bytes per cycle,
+/// through the LSU's data stage (the slot a line request takes).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedSpec {
+    /// Shared memory an SM's resident blocks can use together, bytes.
+    pub bytes_per_sm: u32,
+    /// Shared memory one block may use, bytes.
+    pub max_bytes_per_block: u32,
+    /// Bytes the system reserves in every block's allocation (1 KiB since
+    /// CC 8.0).
+    pub reserved_bytes_per_block: u32,
+    /// A block's shared memory is allocated in units of this many bytes.
+    pub alloc_unit_bytes: u32,
+    /// Number of banks.
+    pub banks: u32,
+    /// Bytes of one bank word.
+    pub bank_bytes: u32,
+    /// Lanes served together at most (32; 16 where half-warps are served
+    /// separately, CC 1.x).
+    pub pass_lanes: u32,
+    /// Bytes of the lanes' words a load serves as one group (the warp is
+    /// split into groups of at most this many bytes; wavefronts are counted
+    /// per group).
+    pub load_group_bytes: u32,
+    /// The same for stores.
+    pub store_group_bytes: u32,
+    /// Cycles from a shared load's issue to its data, without conflicts.
+    pub latency_cycles: u32,
+}
+
+impl SharedSpec {
+    /// The bank geometry.
+    pub fn banks(&self) -> lsu::Banks {
+        lsu::Banks {
+            banks: self.banks,
+            bank_bytes: self.bank_bytes,
+            pass_lanes: self.pass_lanes,
+            load_group_bytes: self.load_group_bytes,
+            store_group_bytes: self.store_group_bytes,
+        }
+    }
+
+    /// Bytes an SM sets aside for a block that declares `bytes`.
+    pub fn block_allocation(&self, bytes: u64) -> u64 {
+        if bytes == 0 {
+            return 0;
+        }
+        (bytes + self.reserved_bytes_per_block as u64)
+            .next_multiple_of(self.alloc_unit_bytes.max(1) as u64)
+    }
 }
 
 /// One SM and how many there are.
@@ -321,6 +379,61 @@ impl DeviceSpec {
             ("dram.write_drain", d.write_drain as f64, 1.0, 1e6),
             ("dram.read_queue", d.read_queue as f64, 1.0, 1e6),
             ("dram.ecc_overhead", d.ecc_overhead, 0.0, 100.0),
+            (
+                "shared.bytes_per_sm",
+                self.shared.bytes_per_sm as f64,
+                1.0,
+                1073741824.0,
+            ),
+            (
+                "shared.max_bytes_per_block",
+                self.shared.max_bytes_per_block as f64,
+                1.0,
+                1073741824.0,
+            ),
+            (
+                "shared.reserved_bytes_per_block",
+                self.shared.reserved_bytes_per_block as f64,
+                0.0,
+                1048576.0,
+            ),
+            (
+                "shared.alloc_unit_bytes",
+                self.shared.alloc_unit_bytes as f64,
+                1.0,
+                1048576.0,
+            ),
+            ("shared.banks", self.shared.banks as f64, 1.0, 64.0),
+            (
+                "shared.bank_bytes",
+                self.shared.bank_bytes as f64,
+                1.0,
+                64.0,
+            ),
+            (
+                "shared.pass_lanes",
+                self.shared.pass_lanes as f64,
+                1.0,
+                32.0,
+            ),
+            (
+                "shared.load_group_bytes",
+                self.shared.load_group_bytes as f64,
+                1.0,
+                4096.0,
+            ),
+            (
+                "shared.store_group_bytes",
+                self.shared.store_group_bytes as f64,
+                1.0,
+                4096.0,
+            ),
+            (
+                "shared.latency_cycles",
+                self.shared.latency_cycles as f64,
+                0.0,
+                1e5,
+            ),
         ];
         // Caches are allocated whole: at most 4 GiB of L1 over all SMs,
         // and of L2.

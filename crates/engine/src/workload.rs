@@ -5,7 +5,7 @@ use crate::diag::Diag;
 use serde::Deserialize;
 use simt_core::expr::{eval_const, ConstEvalError};
 use simt_core::ir::Stmt;
-use simt_core::{BufferDecl, CompileEnv, Program};
+use simt_core::{BufferData, BufferDecl, CompileEnv, Contents, MemSpace, Program};
 
 /// A workload file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -23,6 +23,10 @@ pub struct Workload {
     pub derived: Vec<(String, String)>,
     /// Global buffers.
     pub buffers: Vec<Buffer>,
+    /// Shared-memory buffers: each block has its own copy of each
+    /// (`__shared__` arrays).
+    #[serde(default)]
+    pub shared: Vec<SharedBuffer>,
     /// Grid dimensions (1 to 3 expressions).
     pub grid: Vec<String>,
     /// Block dimensions (1 to 3 expressions).
@@ -34,6 +38,10 @@ pub struct Workload {
     pub useful_bytes: String,
     /// The kernel.
     pub kernel: Vec<Stmt>,
+    /// Folder of the workload file, for `init: File(...)` paths (set when
+    /// the file is loaded).
+    #[serde(skip)]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 fn default_regs() -> u32 {
@@ -109,7 +117,96 @@ pub struct Buffer {
     /// misaligned data.
     #[serde(default)]
     pub base_offset: Option<String>,
+    /// Declared contents, so that loaded values can feed addresses; a
+    /// buffer without them can be loaded and stored, but its values cannot
+    /// be used.
+    #[serde(default)]
+    pub init: Option<Init>,
 }
+
+/// Contents of a global buffer: signed little-endian integers of `elem`
+/// bytes (4 or 8). Expressions (sizes, bounds) may use parameters.
+/// The pseudo-random kinds are defined in `simt_core::data`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Init {
+    /// Every element `value`.
+    Const {
+        /// Element size in bytes.
+        elem: u8,
+        /// The value.
+        value: String,
+    },
+    /// Element i holds i.
+    Iota {
+        /// Element size in bytes.
+        elem: u8,
+    },
+    /// A random permutation of the element indices 0..n.
+    Permutation {
+        /// Element size in bytes.
+        elem: u8,
+        /// Seed.
+        seed: u64,
+    },
+    /// A random permutation of the indices within each window of `window`
+    /// elements: element i holds a value of its own window, and each window
+    /// holds each of its indices once.
+    WindowPermutation {
+        /// Element size in bytes.
+        elem: u8,
+        /// Window, in elements: from 1 (the identity) to the whole buffer.
+        window: String,
+        /// Seed.
+        seed: u64,
+    },
+    /// Uniform pseudo-random values in `lo..=hi`.
+    Uniform {
+        /// Element size in bytes.
+        elem: u8,
+        /// Smallest value.
+        lo: String,
+        /// Largest value.
+        hi: String,
+        /// Seed.
+        seed: u64,
+    },
+    /// Raw little-endian words from a file (relative to the workload file),
+    /// exactly as many bytes as the buffer.
+    File {
+        /// Element size in bytes.
+        elem: u8,
+        /// The file.
+        path: String,
+    },
+}
+
+impl Init {
+    fn elem(&self) -> u8 {
+        match self {
+            Init::Const { elem, .. }
+            | Init::Iota { elem }
+            | Init::Permutation { elem, .. }
+            | Init::WindowPermutation { elem, .. }
+            | Init::Uniform { elem, .. }
+            | Init::File { elem, .. } => *elem,
+        }
+    }
+}
+
+/// A per-block shared-memory buffer.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBuffer {
+    /// Name used by loads and stores.
+    pub name: String,
+    /// Size in bytes (expression).
+    pub bytes: String,
+}
+
+/// Shared buffers are placed one after another at multiples of this
+/// (the natural alignment of the widest word, 16 bytes).
+pub const SHARED_ALIGN: u64 = 16;
 
 /// One point of a sweep: the value of every parameter, in order.
 pub type Point = Vec<(String, i64)>;
@@ -152,7 +249,7 @@ fn kernel_vars(body: &[Stmt], out: &mut Vec<String>) {
                 kernel_vars(body, out);
             }
             Stmt::Load(a) => out.extend(a.dst.clone()),
-            Stmt::Store(_) => {}
+            Stmt::Store(_) | Stmt::Sync => {}
         }
     }
 }
@@ -163,7 +260,7 @@ fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 
     let konst = |t: &str| eval_const(t, &mut |n| lookup(n)).ok();
     body.iter()
         .map(|s| match s {
-            Stmt::Let(..) | Stmt::Load(_) | Stmt::Store(_) => 1,
+            Stmt::Let(..) | Stmt::Load(_) | Stmt::Store(_) | Stmt::Sync => 1,
             Stmt::If {
                 then, otherwise, ..
             } => 1 + min_instructions(then, lookup).min(min_instructions(otherwise, lookup)),
@@ -257,6 +354,139 @@ impl Workload {
             return Err(Diag::field("buffers", "declare at least one buffer".into()));
         }
         Ok(())
+    }
+
+    /// The contents `init` declares for buffer `i` of `bytes` bytes;
+    /// `eval(text, field)` evaluates an expression of field `field`.
+    fn buffer_data(
+        &self,
+        i: usize,
+        init: &Init,
+        bytes: u64,
+        eval: &dyn Fn(&str, &str) -> Result<i64, Diag>,
+    ) -> Result<BufferData, Diag> {
+        let name = &self.buffers[i].name;
+        let at = |f: &str| format!("buffers[{i}].init.{f}");
+        let elem = init.elem();
+        if elem != 4 && elem != 8 {
+            return Err(Diag::field(
+                at("elem"),
+                format!("elements are 4 or 8 bytes (signed little-endian integers), not {elem}"),
+            ));
+        }
+        if bytes % elem as u64 != 0 {
+            return Err(Diag::field(
+                format!("buffers[{i}].bytes"),
+                format!(
+                    "buffer `{name}` has {bytes} bytes, not a whole number of {elem}-byte \
+                     elements, so its `init` cannot fill it"
+                ),
+            ));
+        }
+        let elems = bytes / elem as u64;
+        let (min, max) = BufferData::range(elem);
+        let in_range = |v: i64, f: &str| -> Result<i64, Diag> {
+            if v < min || v > max {
+                Err(Diag::field(
+                    at(f),
+                    format!("{v} does not fit in a {elem}-byte element ({min}..={max})"),
+                ))
+            } else {
+                Ok(v)
+            }
+        };
+        let contents = match init {
+            Init::Const { value, .. } => Contents::Const(in_range(eval(value, "value")?, "value")?),
+            Init::Iota { .. } => {
+                in_range((elems - 1).min(i64::MAX as u64) as i64, "elem")?;
+                Contents::Iota
+            }
+            Init::Permutation { seed, .. } => {
+                in_range((elems - 1).min(i64::MAX as u64) as i64, "elem")?;
+                Contents::Permutation {
+                    window: elems,
+                    seed: *seed,
+                }
+            }
+            Init::WindowPermutation { window, seed, .. } => {
+                in_range((elems - 1).min(i64::MAX as u64) as i64, "elem")?;
+                let w = eval(window, "window")?;
+                if w < 1 || w as u64 > elems {
+                    return Err(Diag::field(
+                        at("window"),
+                        format!(
+                            "the window must be between 1 and the buffer's {elems} elements, is {w}"
+                        ),
+                    )
+                    .with_text(window, None));
+                }
+                Contents::Permutation {
+                    window: w as u64,
+                    seed: *seed,
+                }
+            }
+            Init::Uniform { lo, hi, seed, .. } => {
+                let (l, h) = (
+                    in_range(eval(lo, "lo")?, "lo")?,
+                    in_range(eval(hi, "hi")?, "hi")?,
+                );
+                if l > h {
+                    return Err(Diag::field(at("hi"), format!("hi ({h}) is below lo ({l})")));
+                }
+                Contents::Uniform {
+                    lo: l,
+                    hi: h,
+                    seed: *seed,
+                }
+            }
+            Init::File { path, .. } => {
+                let full = match &self.dir {
+                    Some(d) => d.join(path),
+                    None => std::path::PathBuf::from(path),
+                };
+                let meta = std::fs::metadata(&full).map_err(|e| {
+                    Diag::field(at("path"), format!("cannot read {}: {e}", full.display()))
+                })?;
+                if meta.len() != bytes {
+                    return Err(Diag::field(
+                        at("path"),
+                        format!(
+                            "{} has {} bytes; buffer `{name}` has {bytes}",
+                            full.display(),
+                            meta.len()
+                        ),
+                    ));
+                }
+                if bytes > 1 << 30 {
+                    return Err(Diag::field(
+                        at("path"),
+                        format!(
+                            "{} is larger than 1 GiB, the most a file may give",
+                            full.display()
+                        ),
+                    ));
+                }
+                let raw = std::fs::read(&full).map_err(|e| {
+                    Diag::field(at("path"), format!("cannot read {}: {e}", full.display()))
+                })?;
+                let words: Vec<i64> = raw
+                    .chunks_exact(elem as usize)
+                    .map(|c| {
+                        if elem == 4 {
+                            i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64
+                        } else {
+                            i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+                        }
+                    })
+                    .collect();
+                Contents::Words(words.into())
+            }
+        };
+        Ok(BufferData {
+            elem_bytes: elem,
+            elems,
+            contents,
+        })
     }
 
     /// Evaluates constants and compiles the kernel for one point.
@@ -362,12 +592,54 @@ impl Workload {
                     )
                     .with_text(&b.bytes, None)
                 })?;
+            let data = match &b.init {
+                None => None,
+                Some(init) => {
+                    Some(
+                        self.buffer_data(i, init, bytes as u64, &|t: &str, f: &str| {
+                            eval_const(t, &mut |n| lookup(n))
+                                .map_err(|e| cerr(format!("buffers[{i}].init.{f}"), t, e))
+                        })?,
+                    )
+                }
+            };
             bufs.push(BufferDecl {
                 name: b.name.clone(),
                 base: cursor + off,
                 bytes: bytes as u64,
+                data,
+                ..Default::default()
             });
             cursor = end;
+        }
+        let mut shared_cursor = 0u64;
+        for (i, b) in self.shared.iter().enumerate() {
+            let bytes = eval_const(&b.bytes, &mut |n| lookup(n))
+                .map_err(|e| cerr(format!("shared[{i}].bytes"), &b.bytes, e))?;
+            if bytes <= 0 || bytes > 1 << 30 {
+                return Err(Diag::field(
+                    format!("shared[{i}].bytes"),
+                    format!(
+                        "shared buffer `{}` must have between 1 byte and 1 GiB, but `{}` is {bytes}",
+                        b.name, b.bytes
+                    ),
+                )
+                .with_text(&b.bytes, None));
+            }
+            if bufs.iter().any(|d: &BufferDecl| d.name == b.name) {
+                return Err(Diag::field(
+                    format!("shared[{i}].name"),
+                    format!("buffer `{}` is declared twice", b.name),
+                ));
+            }
+            bufs.push(BufferDecl {
+                name: b.name.clone(),
+                base: shared_cursor,
+                bytes: bytes as u64,
+                space: MemSpace::Shared,
+                data: None,
+            });
+            shared_cursor = (shared_cursor + bytes as u64).next_multiple_of(SHARED_ALIGN);
         }
         let useful = eval_const(&self.useful_bytes, &mut |n| lookup(n))
             .map_err(|e| cerr("useful_bytes".into(), &self.useful_bytes, e))?;

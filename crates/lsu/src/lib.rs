@@ -3,6 +3,9 @@
 
 use serde::Deserialize;
 
+pub mod banks;
+pub use banks::{Banks, Wavefronts};
+
 /// Bytes in a cache line, the unit of tag lookup on every cached architecture.
 pub const LINE_BYTES: u64 = 128;
 /// Bytes in a sector, the smallest transaction.

@@ -583,6 +583,14 @@ impl Expr {
         })
     }
 
+    /// The register slots the expression reads.
+    pub fn lanes(&self) -> impl Iterator<Item = u16> + '_ {
+        self.ops.iter().filter_map(|o| match o {
+            Op::Lane(s) => Some(*s),
+            _ => None,
+        })
+    }
+
     /// Stack depth needed to evaluate.
     pub fn depth(&self) -> usize {
         self.depth

@@ -56,10 +56,18 @@ pub enum Stmt {
         /// Loop body.
         body: Vec<Stmt>,
     },
-    /// A global load of `width` bytes by every active lane.
+    /// A load of `width` bytes by every active lane (from global memory,
+    /// or from shared memory when `buf` names a shared buffer).
     Load(Access),
-    /// A global store of `width` bytes by every active lane.
+    /// A store of `width` bytes by every active lane (to global memory,
+    /// or to shared memory when `buf` names a shared buffer).
     Store(Access),
+    /// `__syncthreads()`: the block's warps wait until all have reached
+    /// it. Every thread of the block must reach the same `Sync` (the CUDA
+    /// C++ Programming Guide allows it in conditional code only "if the
+    /// conditional evaluates identically across the entire thread block");
+    /// a `Sync` under divergence is refused when it runs.
+    Sync,
 }
 
 /// The operands of a `Load` or `Store`.
@@ -108,6 +116,7 @@ impl fmt::Display for Stmt {
                 }
                 write!(f, "load{} {}", a.width_suffix(), a.place())
             }
+            Stmt::Sync => write!(f, "__syncthreads()"),
             Stmt::Store(a) => {
                 write!(f, "store{} {}", a.width_suffix(), a.place())?;
                 if !a.src.is_empty() {

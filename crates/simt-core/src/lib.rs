@@ -1,12 +1,16 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod data;
 pub mod expr;
 pub mod ir;
 pub mod program;
 pub mod warp;
 
-pub use program::{BufferDecl, CompileEnv, CompileError, MemKind, MemOp, OpSource, Program};
+pub use data::{BufferData, Contents};
+pub use program::{
+    BufferDecl, CompileEnv, CompileError, MemKind, MemOp, MemSpace, OpSource, Program,
+};
 pub use warp::{ExecError, ExecFault, Scratch, Step, Warp, WarpAccess, WARP_SIZE};
 
 #[cfg(test)]
@@ -20,6 +24,7 @@ mod tests {
             name: "a".into(),
             base: 1 << 21,
             bytes: 1 << 20,
+            ..Default::default()
         }];
         let c = |n: &str| consts.iter().find(|(k, _)| *k == n).map(|(_, v)| *v);
         Program::compile(
@@ -108,6 +113,7 @@ mod tests {
             name: "a".into(),
             base: 1 << 21,
             bytes: 1 << 20,
+            ..Default::default()
         }];
         let p = Program::compile(
             &body,

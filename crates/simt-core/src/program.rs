@@ -2,6 +2,7 @@
 //! branch and reconvergence targets (immediate post-dominators, which in
 //! structured code are simply the end of each `If` and `For`).
 
+use crate::data::BufferData;
 use crate::expr::{self, Ast, Expr, ResolveError, Sym};
 use crate::ir::{Access, Stmt};
 
@@ -13,6 +14,16 @@ const FIRST_VAR: u16 = 6;
 /// At most this many named loaded values per kernel.
 pub const MAX_DATA_REGS: usize = 32;
 
+/// Which memory an access goes to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemSpace {
+    /// Device memory, through the L1 and L2.
+    #[default]
+    Global,
+    /// The block's shared memory (on-chip, banked).
+    Shared,
+}
+
 /// Load or store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MemKind {
@@ -22,15 +33,21 @@ pub enum MemKind {
     Store,
 }
 
-/// A buffer the kernel may access, already placed in the address space.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A buffer the kernel may access, already placed in its address space.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BufferDecl {
     /// Name used by `Load`/`Store`.
     pub name: String,
-    /// Device address of byte 0.
+    /// Device address of byte 0 (for shared buffers: the offset in the
+    /// block's shared memory).
     pub base: u64,
     /// Size in bytes.
     pub bytes: u64,
+    /// Global or per-block shared.
+    pub space: MemSpace,
+    /// Declared contents (global buffers only); loads of its elements give
+    /// values that expressions can use.
+    pub data: Option<BufferData>,
 }
 
 /// Launch geometry and constants known at compile time.
@@ -61,6 +78,7 @@ pub(crate) enum OpKind {
         pc: u32,
     },
     Mem(MemOp),
+    Sync,
 }
 
 /// A memory instruction after compilation.
@@ -68,6 +86,8 @@ pub(crate) enum OpKind {
 pub struct MemOp {
     /// Load or store.
     pub kind: MemKind,
+    /// Global or shared.
+    pub space: MemSpace,
     /// Index into [`Program::buffers`].
     pub buf: u16,
     /// Word size in bytes.
@@ -76,8 +96,12 @@ pub struct MemOp {
     pub(crate) addr: Expr,
     /// Data register written (loads).
     pub dst: Option<u8>,
-    /// Data registers read (stores), as a bit mask.
+    /// Data registers the instruction waits for, as a bit mask: a store's
+    /// sources, and the loads its address depends on.
     pub srcs: u32,
+    /// Register slot that receives the loaded values (loads of a buffer
+    /// with declared contents whose `dst` an expression uses).
+    pub(crate) value_slot: Option<u16>,
 }
 
 /// Where an instruction came from, for diagnostics and `explain`.
@@ -103,6 +127,12 @@ pub struct Program {
     pub stack_depth: usize,
     /// Names of the data registers.
     pub data_regs: Vec<String>,
+    /// Per op: the data registers (loads in flight) it must wait for.
+    pub(crate) waits: Vec<u32>,
+    /// Whether any non-memory op waits for a load.
+    pub has_alu_waits: bool,
+    /// Bytes of shared memory a block uses.
+    pub shared_bytes: u64,
     /// Launch geometry.
     pub block_dim: [u32; 3],
     /// Launch geometry.
@@ -129,19 +159,36 @@ impl Program {
         let mut c = Compiler {
             env,
             vars: Vec::new(),
+            deps: Vec::new(),
             data: Vec::new(),
             ops: Vec::new(),
+            waits: Vec::new(),
             sources: Vec::new(),
             depth: 1,
         };
         c.block(body, "kernel")?;
+        let has_alu_waits = c
+            .ops
+            .iter()
+            .zip(&c.waits)
+            .any(|(o, &w)| w != 0 && !matches!(o, OpKind::Mem(_)));
+        let shared_bytes = env
+            .buffers
+            .iter()
+            .filter(|b| b.space == MemSpace::Shared)
+            .map(|b| b.base + b.bytes)
+            .max()
+            .unwrap_or(0);
         Ok(Program {
             ops: c.ops,
             sources: c.sources,
             buffers: env.buffers.to_vec(),
             n_regs: FIRST_VAR as usize + c.vars.len(),
             stack_depth: c.depth,
-            data_regs: c.data,
+            data_regs: c.data.into_iter().map(|d| d.name).collect(),
+            waits: c.waits,
+            has_alu_waits,
+            shared_bytes,
             block_dim: env.block_dim,
             grid_dim: env.grid_dim,
         })
@@ -184,11 +231,26 @@ impl Program {
     }
 }
 
+/// A named loaded value.
+struct DataReg {
+    name: String,
+    /// The buffer it was first loaded from.
+    buf: String,
+    /// Whether its values are known (a buffer with declared contents,
+    /// loaded by whole elements), so expressions may use it.
+    valued: bool,
+    /// Why not, for the error when an expression uses it.
+    why_not: String,
+}
+
 struct Compiler<'a, 'e> {
     env: &'a CompileEnv<'e>,
     vars: Vec<String>,
-    data: Vec<String>,
+    /// Per variable: the data registers its value depends on.
+    deps: Vec<u32>,
+    data: Vec<DataReg>,
     ops: Vec<OpKind>,
+    waits: Vec<u32>,
     sources: Vec<OpSource>,
     depth: usize,
 }
@@ -242,7 +304,6 @@ impl Compiler<'_, '_> {
     fn expr(&mut self, text: &str, path: &str) -> Result<Expr, CompileError> {
         let ast: Ast =
             expr::parse(text).map_err(|e| Self::err(path, Some(text), Some(e.col), e.message))?;
-        let data = self.data.clone();
         let r = Expr::resolve(&ast, &mut |n| self.lookup(n));
         match r {
             Ok(e) => {
@@ -250,10 +311,8 @@ impl Compiler<'_, '_> {
                 Ok(e)
             }
             Err(ResolveError::Unknown(u)) => {
-                let hint = if data.contains(&u.name) {
-                    " (it names a loaded value; values are not modelled, only addresses, so \
-                     expressions cannot use them)"
-                        .to_string()
+                let hint = if let Some(d) = self.data.iter().find(|d| d.name == u.name) {
+                    format!(" (it names a value loaded from `{}`, {})", d.buf, d.why_not)
                 } else {
                     format!(
                         " (known: threadIdx.x/y/z, blockIdx.x/y/z, blockDim.x/y/z, \
@@ -318,8 +377,30 @@ impl Compiler<'_, '_> {
         Ok(FIRST_VAR + (self.vars.len() - 1) as u16)
     }
 
+    /// The data registers (loads) the value of `e` depends on.
+    fn deps_of(&self, e: &Expr) -> u32 {
+        e.lanes()
+            .filter(|&s| s >= FIRST_VAR)
+            .fold(0, |m, s| m | self.deps[(s - FIRST_VAR) as usize])
+    }
+
+    /// Records that variable `slot` now also depends on `deps`.
+    fn depend(&mut self, slot: u16, deps: u32) {
+        let i = (slot - FIRST_VAR) as usize;
+        if self.deps.len() <= i {
+            self.deps.resize(i + 1, 0);
+        }
+        self.deps[i] |= deps;
+    }
+
     fn push(&mut self, op: OpKind, path: &str, text: String) -> u32 {
+        self.push_waiting(op, 0, path, text)
+    }
+
+    /// Pushes an op that waits for the loads in `waits`.
+    fn push_waiting(&mut self, op: OpKind, waits: u32, path: &str, text: String) -> u32 {
         self.ops.push(op);
+        self.waits.push(waits);
         self.sources.push(OpSource {
             path: path.to_string(),
             text,
@@ -339,7 +420,9 @@ impl Compiler<'_, '_> {
             Stmt::Let(name, text) => {
                 let e = self.expr(text, &format!("{path}.Let.1"))?;
                 let slot = self.var_slot(name, &format!("{path}.Let.0"))?;
-                self.push(OpKind::Set { slot, expr: e }, path, s.to_string());
+                let w = self.deps_of(&e);
+                self.depend(slot, w);
+                self.push_waiting(OpKind::Set { slot, expr: e }, w, path, s.to_string());
             }
             Stmt::If {
                 cond,
@@ -347,12 +430,14 @@ impl Compiler<'_, '_> {
                 otherwise,
             } => {
                 let c = self.expr(cond, &format!("{path}.cond"))?;
-                let br = self.push(
+                let w = self.deps_of(&c);
+                let br = self.push_waiting(
                     OpKind::Branch {
                         cond: c,
                         else_pc: 0,
                         reconv_pc: 0,
                     },
+                    w,
                     path,
                     s.to_string(),
                 );
@@ -397,20 +482,25 @@ impl Compiler<'_, '_> {
                 }
                 let init = self.expr(from, &format!("{path}.from"))?;
                 let slot = self.var_slot(var, &format!("{path}.var"))?;
-                self.push(
+                let w = self.deps_of(&init);
+                self.depend(slot, w);
+                self.push_waiting(
                     OpKind::Set { slot, expr: init },
+                    w,
                     path,
                     format!("{var} = {from}"),
                 );
                 let cmp = if step_v > 0 { "<" } else { ">" };
                 let cond_text = format!("{var} {cmp} ({to})");
                 let cond = self.expr(&cond_text, &format!("{path}.to"))?;
-                let head = self.push(
+                let w = self.deps_of(&cond);
+                let head = self.push_waiting(
                     OpKind::Branch {
                         cond,
                         else_pc: 0,
                         reconv_pc: 0,
                     },
+                    w,
                     path,
                     s.to_string(),
                 );
@@ -433,6 +523,9 @@ impl Compiler<'_, '_> {
             }
             Stmt::Load(a) => self.mem(a, crate::MemKind::Load, path, s)?,
             Stmt::Store(a) => self.mem(a, crate::MemKind::Store, path, s)?,
+            Stmt::Sync => {
+                self.push(OpKind::Sync, path, s.to_string());
+            }
         }
         Ok(())
     }
@@ -487,8 +580,10 @@ impl Compiler<'_, '_> {
             }
         };
         let addr = self.expr(text, &format!("{p}.{field}"))?;
+        let b = &self.env.buffers[buf];
+        let mut srcs = self.deps_of(&addr);
         let mut dst = None;
-        let mut srcs = 0u32;
+        let mut value_slot = None;
         match kind {
             MemKind::Load => {
                 if !a.src.is_empty() {
@@ -500,8 +595,49 @@ impl Compiler<'_, '_> {
                     ));
                 }
                 if let Some(d) = &a.dst {
-                    let i = match self.data.iter().position(|x| x == d) {
-                        Some(i) => i,
+                    let (valued, why_not) = match (&b.space, &b.data) {
+                        (MemSpace::Shared, _) => (
+                            false,
+                            "shared memory, whose contents are not modelled".to_string(),
+                        ),
+                        (_, None) => (
+                            false,
+                            format!(
+                                "which declares no contents: give buffers[..] of `{}` an `init` \
+                                 so that its values are known",
+                                b.name
+                            ),
+                        ),
+                        (_, Some(data)) if data.elem_bytes as i64 != width => (
+                            false,
+                            format!(
+                                "with {width}-byte loads, but its elements are {} bytes",
+                                data.elem_bytes
+                            ),
+                        ),
+                        _ => (true, String::new()),
+                    };
+                    let i = match self.data.iter().position(|x| &x.name == d) {
+                        Some(i) => {
+                            if self.data[i].valued != valued {
+                                let (with, without) = if valued {
+                                    (&b.name, &self.data[i].buf)
+                                } else {
+                                    (&self.data[i].buf, &b.name)
+                                };
+                                return Err(Self::err(
+                                    &format!("{p}.dst"),
+                                    Some(d),
+                                    None,
+                                    format!(
+                                        "`{d}` is loaded from `{with}`, whose values are known, and \
+                                         from `{without}`, whose values are not: give the two \
+                                         loads different names"
+                                    ),
+                                ));
+                            }
+                            i
+                        }
                         None => {
                             if self.data.len() == MAX_DATA_REGS {
                                 return Err(Self::err(
@@ -511,11 +647,26 @@ impl Compiler<'_, '_> {
                                     format!("more than {MAX_DATA_REGS} loaded values"),
                                 ));
                             }
-                            self.data.push(d.clone());
+                            self.data.push(DataReg {
+                                name: d.clone(),
+                                buf: b.name.clone(),
+                                valued,
+                                why_not,
+                            });
                             self.data.len() - 1
                         }
                     };
                     dst = Some(i as u8);
+                    if valued {
+                        let slot = self.var_slot(d, &format!("{p}.dst"))?;
+                        // The variable's value is the load's, whatever it was.
+                        let k = (slot - FIRST_VAR) as usize;
+                        if self.deps.len() <= k {
+                            self.deps.resize(k + 1, 0);
+                        }
+                        self.deps[k] = 1 << i;
+                        value_slot = Some(slot);
+                    }
                 }
             }
             MemKind::Store => {
@@ -528,35 +679,58 @@ impl Compiler<'_, '_> {
                             .into(),
                     ));
                 }
+                if b.data.is_some() {
+                    return Err(Self::err(
+                        &format!("{p}.buf"),
+                        Some(&a.buf),
+                        None,
+                        format!(
+                            "buffer `{}` declares its contents (`init`), so the model keeps it \
+                             read-only: a store would change values that loads read",
+                            a.buf
+                        ),
+                    ));
+                }
                 for (k, sname) in a.src.iter().enumerate() {
-                    let i = self.data.iter().position(|x| x == sname).ok_or_else(|| {
-                        Self::err(
-                            &format!("{p}.src[{k}]"),
-                            Some(sname),
-                            None,
-                            format!(
-                                "`{sname}` is not the `dst` of an earlier load (loaded values: {})",
-                                if self.data.is_empty() {
-                                    "none".to_string()
-                                } else {
-                                    self.data.join(", ")
-                                }
-                            ),
-                        )
-                    })?;
+                    let i = self
+                        .data
+                        .iter()
+                        .position(|x| &x.name == sname)
+                        .ok_or_else(|| {
+                            Self::err(
+                                &format!("{p}.src[{k}]"),
+                                Some(sname),
+                                None,
+                                format!(
+                                    "`{sname}` is not the `dst` of an earlier load (loaded values: {})",
+                                    if self.data.is_empty() {
+                                        "none".to_string()
+                                    } else {
+                                        self.data
+                                            .iter()
+                                            .map(|d| d.name.as_str())
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    }
+                                ),
+                            )
+                        })?;
                     srcs |= 1 << i;
                 }
             }
         }
+        let space = self.env.buffers[buf].space;
         self.push(
             OpKind::Mem(MemOp {
                 kind,
+                space,
                 buf: buf as u16,
                 width: width as u8,
                 scale,
                 addr,
                 dst,
                 srcs,
+                value_slot,
             }),
             path,
             s.to_string(),

@@ -2,7 +2,7 @@
 //! reconvergence stack for divergent branches and loops.
 
 use crate::expr::Fault;
-use crate::program::{MemKind, OpKind, Program, SLOT_BID, SLOT_TID};
+use crate::program::{MemKind, MemSpace, OpKind, Program, SLOT_BID, SLOT_TID};
 
 /// Warp size of every NVIDIA GPU so far.
 pub const WARP_SIZE: usize = 32;
@@ -23,6 +23,8 @@ struct Entry {
 pub struct WarpAccess {
     /// Load or store.
     pub kind: MemKind,
+    /// Global or shared memory.
+    pub space: MemSpace,
     /// Word size in bytes.
     pub width: u8,
     /// Active lanes.
@@ -41,6 +43,7 @@ impl Default for WarpAccess {
     fn default() -> Self {
         WarpAccess {
             kind: MemKind::Load,
+            space: MemSpace::Global,
             width: 4,
             mask: 0,
             addrs: [0; WARP_SIZE],
@@ -58,6 +61,8 @@ pub enum Step {
     Alu,
     /// A memory instruction; its addresses are in the `WarpAccess` passed in.
     Mem,
+    /// A barrier (`__syncthreads()`) reached by the whole warp.
+    Sync,
     /// The warp has finished.
     Done,
 }
@@ -91,6 +96,18 @@ pub enum ExecFault {
     },
     /// The warp ran more than [`MAX_WARP_INSTRUCTIONS`].
     Runaway,
+    /// A barrier reached by only some of the warp's threads.
+    DivergentBarrier {
+        /// Threads of the warp at the barrier (bit per lane).
+        active: u32,
+        /// The warp's threads.
+        all: u32,
+    },
+    /// The warps of a block do not reach the same barriers.
+    BarrierMismatch {
+        /// What differs.
+        detail: String,
+    },
 }
 
 impl std::fmt::Display for ExecFault {
@@ -119,6 +136,20 @@ impl std::fmt::Display for ExecFault {
                  wrong results or faults otherwise (CUDA C++ Programming Guide, \"Size and \
                  Alignment Requirement\")"
             ),
+            ExecFault::DivergentBarrier { active, all } => write!(
+                f,
+                "barrier under divergence: {} of the warp's {} threads reach it (lanes {active:#010x}); \
+                 every thread of the block must reach the same __syncthreads() (CUDA C++ \
+                 Programming Guide, \"Synchronization Functions\")",
+                active.count_ones(),
+                all.count_ones()
+            ),
+            ExecFault::BarrierMismatch { detail } => write!(
+                f,
+                "the warps of a block do not reach the same barriers: {detail}; every thread of \
+                 the block must reach the same __syncthreads() (CUDA C++ Programming Guide, \
+                 \"Synchronization Functions\")"
+            ),
             ExecFault::Runaway => write!(
                 f,
                 "the warp ran more than {MAX_WARP_INSTRUCTIONS} instructions (a loop that does not end?)"
@@ -145,6 +176,7 @@ pub struct Warp {
     pub regs: Vec<[i64; WARP_SIZE]>,
     stack: Vec<Entry>,
     executed: u64,
+    all: u32,
 }
 
 /// Per-thread scratch space reused across warps, so that stepping allocates nothing.
@@ -194,7 +226,26 @@ impl Warp {
             rpc: u32::MAX,
             mask,
         });
+        self.all = mask;
         mask != 0
+    }
+
+    /// The data registers (loads in flight) the next instruction waits
+    /// for, as a mask (0 when it needs none, or the warp is done).
+    pub fn next_waits(&mut self, prog: &Program) -> u32 {
+        while let Some(top) = self.stack.last() {
+            if top.pc == top.rpc || top.mask == 0 || top.pc as usize >= prog.ops.len() {
+                self.stack.pop();
+                continue;
+            }
+            return prog.waits[top.pc as usize];
+        }
+        0
+    }
+
+    /// The instruction the warp runs next, if any.
+    pub fn next_pc(&self) -> Option<u32> {
+        self.stack.last().map(|e| e.pc)
     }
 
     /// Warp instructions executed so far.
@@ -252,6 +303,20 @@ impl Warp {
                     }
                     self.stack[last].pc += 1;
                     return Ok(Step::Alu);
+                }
+                OpKind::Sync => {
+                    if mask != self.all {
+                        return Err(ExecError {
+                            fault: ExecFault::DivergentBarrier {
+                                active: mask,
+                                all: self.all,
+                            },
+                            pc,
+                            lane: (self.all & !mask).trailing_zeros() as u8,
+                        });
+                    }
+                    self.stack[last].pc += 1;
+                    return Ok(Step::Sync);
                 }
                 OpKind::Jump { pc: target } => {
                     self.stack[last].pc = *target;
@@ -339,7 +404,18 @@ impl Warp {
                         }
                         acc.addrs[l] = addr;
                     }
+                    if let Some(slot) = m.value_slot {
+                        // Values of a buffer with declared contents.
+                        let data = b.data.as_ref().expect("valued loads have data");
+                        let r = &mut self.regs[slot as usize];
+                        for (l, v) in r.iter_mut().enumerate() {
+                            if mask >> l & 1 == 1 {
+                                *v = data.value((acc.addrs[l] - b.base) / w as u64);
+                            }
+                        }
+                    }
                     acc.kind = m.kind;
+                    acc.space = m.space;
                     acc.width = m.width;
                     acc.mask = mask;
                     acc.pc = pc;
@@ -364,7 +440,7 @@ impl Warp {
             match self.step(prog, scratch, acc)? {
                 Step::Done => return Ok(()),
                 Step::Mem => on_mem(acc),
-                Step::Alu => {}
+                Step::Alu | Step::Sync => {}
             }
         }
     }
