@@ -8,6 +8,7 @@ mod reference;
 mod sampling;
 mod seed_rules;
 mod shapes;
+mod shared;
 mod sweep;
 mod validate;
 mod whatif;

@@ -49,13 +49,14 @@ fn a_family_within_its_targets_passes_and_writes_csv_and_plot() {
     assert!(row.ends_with("met"), "{row}");
     assert!(row.contains("1/1"), "{row}");
     let text = std::fs::read_to_string(&csv).unwrap();
-    assert!(text.starts_with("device,family,params,requests_exact,sectors_exact,l2_read_sim"));
+    assert!(text
+        .starts_with("device,family,params,requests_exact,sectors_exact,shared_err,l2_read_sim"));
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(text
         .lines()
         .nth(1)
         .unwrap()
-        .starts_with("tiny,measured,nMB=1,1,1,"));
+        .starts_with("tiny,measured,nMB=1,1,1,,"));
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("<svg") && svg.contains("measured"));
 }

@@ -374,7 +374,7 @@ impl Workload {
                 format!("elements are 4 or 8 bytes (signed little-endian integers), not {elem}"),
             ));
         }
-        if bytes % elem as u64 != 0 {
+        if !bytes.is_multiple_of(elem as u64) {
             return Err(Diag::field(
                 format!("buffers[{i}].bytes"),
                 format!(

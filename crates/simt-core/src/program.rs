@@ -603,8 +603,8 @@ impl Compiler<'_, '_> {
                         (_, None) => (
                             false,
                             format!(
-                                "which declares no contents: give buffers[..] of `{}` an `init` \
-                                 so that its values are known",
+                                "which declares no contents: give buffer `{}` an `init` so that \
+                                 its values are known",
                                 b.name
                             ),
                         ),
