@@ -298,3 +298,32 @@ fn values_from_a_file_feed_addresses() {
     assert_eq!(r.counters.requests_ld, 2 * 1024 / 32);
     assert_eq!(r.counters.sectors_ld, 2 * 1024 / 8);
 }
+
+#[test]
+fn sampled_runs_keep_the_shared_counters_exact() {
+    // 40 waves of blocks, each warp a 32-way conflicting store and load.
+    let text = wl(
+        r#"(name: "a", bytes: "n * 4")"#,
+        r#"(name: "s", bytes: "4096")"#,
+        r#"        Store(buf: "s", index: "threadIdx.x % 32 * 32", width: "4"),
+        Sync,
+        Load(buf: "s", index: "threadIdx.x % 32 * 32", width: "4", dst: "v"),
+        Store(buf: "a", index: "i", width: "4", src: ["v"]),"#,
+    );
+    let path = temp("sampled.ron", &text);
+    let w = engine::load_workload(std::path::Path::new(&path)).unwrap();
+    let n = 256 * 1056 * 40;
+    let point = w.points(&[("n".into(), vec![n])]).unwrap().remove(0);
+    let opts = engine::RunOptions {
+        sampling: engine::Sampling::On,
+        ..Default::default()
+    };
+    let r = engine::run_point_with(&device("h200"), &w, &point, &opts).unwrap();
+    assert!(r.sample.fraction() < 1.0, "not sampled: {:?}", r.sample);
+    let c = &r.counters;
+    let warps = n as u64 / 32;
+    assert_eq!(c.shared_requests_ld, warps);
+    assert_eq!(c.shared_requests_st, warps);
+    assert_eq!(c.shared_wavefronts_ld, 32 * warps);
+    assert_eq!(c.shared_conflicts_st, 31 * warps);
+}

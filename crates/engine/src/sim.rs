@@ -1020,6 +1020,12 @@ impl<'a> Simulation<'a> {
             c.sectors_st = e.sectors_st;
             c.transactions = e.transactions;
             c.warp_instructions = e.warp_instructions;
+            c.shared_requests_ld = e.shared_requests_ld;
+            c.shared_requests_st = e.shared_requests_st;
+            c.shared_wavefronts_ld = e.shared_wavefronts_ld;
+            c.shared_wavefronts_st = e.shared_wavefronts_st;
+            c.shared_conflicts_ld = e.shared_conflicts_ld;
+            c.shared_conflicts_st = e.shared_conflicts_st;
         }
         let dev = self.dev;
         let n_sm = dev.sm.count as f64;
