@@ -327,3 +327,41 @@ fn sampled_runs_keep_the_shared_counters_exact() {
     assert_eq!(c.shared_wavefronts_ld, 32 * warps);
     assert_eq!(c.shared_conflicts_st, 31 * warps);
 }
+
+#[test]
+fn a_load_whose_address_is_loaded_waits_for_it() {
+    // One warp: a[idx[i]] against a[i] with idx the identity (same
+    // addresses): the dependent load starts a whole memory round trip later.
+    let time = |index: &str| {
+        let text = format!(
+            r#"Workload(
+    name: "chain",
+    params: [],
+    buffers: [
+        (name: "idx", bytes: "128", init: Iota(elem: 4)),
+        (name: "a", bytes: "128"),
+        (name: "out", bytes: "128"),
+    ],
+    grid: ["1"],
+    block: ["32"],
+    useful_bytes: "128",
+    kernel: [
+        Let("i", "threadIdx.x"),
+        Load(buf: "idx", index: "i", width: "4", dst: "j"),
+        Load(buf: "a", index: "{index}", width: "4", dst: "v"),
+        Store(buf: "out", index: "i", width: "4", src: ["v"]),
+    ],
+)"#
+        );
+        let path = temp(&format!("chain-{index}.ron"), &text);
+        let w = engine::load_workload(std::path::Path::new(&path)).unwrap();
+        run(&device("h200"), &w, &[])[0].time_ns()
+    };
+    let (dep, indep) = (time("j"), time("i"));
+    let dev = device("h200");
+    let miss_ns = dev.dram_latency_cycles as f64 / dev.sm.clock_mhz * 1000.0;
+    assert!(
+        dep - indep > 0.9 * miss_ns,
+        "dependent {dep} ns, independent {indep} ns, a miss {miss_ns} ns"
+    );
+}

@@ -289,7 +289,9 @@ impl Seeds {
     /// The shipped `configs/` and `workloads/` of the repository at `root`.
     pub fn from_repo(root: &Path) -> Seeds {
         let devices = read_dir(&root.join("configs"));
-        let workloads = read_dir(&root.join("workloads"));
+        let mut workloads = read_dir(&root.join("workloads"));
+        // Small kernels that reach the timed model with every IR feature.
+        workloads.extend(read_dir(&root.join("crates/fuzz/seeds")));
         // Every quoted string of the workloads that parses as an expression.
         let mut exprs: Vec<String> = Vec::new();
         for w in &workloads {

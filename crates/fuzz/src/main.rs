@@ -59,7 +59,8 @@ fn main() {
             std::thread::sleep(Duration::from_millis(200));
             let t0 = started.load(Ordering::Relaxed);
             let now = epoch.elapsed().as_millis() as u64;
-            if t0 > 0 && now - t0 > timeout_ms {
+            // (t0 is set 1 ms ahead, so `now` may be just below it.)
+            if t0 > 0 && now.saturating_sub(t0) > timeout_ms {
                 let (name, input) = current.lock().map(|c| c.clone()).unwrap_or_default();
                 let f = out.join(format!("hang-{name}.txt"));
                 let _ = std::fs::write(&f, input);
