@@ -248,6 +248,47 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         ),
     );
 
+    o.head("Shared memory");
+    let sh = &d.shared;
+    o.row(
+        "capacity per SM / per block",
+        format!(
+            "{} / {}",
+            bytes(sh.bytes_per_sm as u64),
+            bytes(sh.max_bytes_per_block as u64)
+        ),
+        "shared.bytes_per_sm, shared.max_bytes_per_block".into(),
+    );
+    o.row(
+        "a block's allocation",
+        format!(
+            "+{} B, in {} B units",
+            sh.reserved_bytes_per_block, sh.alloc_unit_bytes
+        ),
+        "its buffers + shared.reserved_bytes_per_block, rounded up to shared.alloc_unit_bytes"
+            .into(),
+    );
+    let wavefront = sh.banks as f64 * sh.bank_bytes as f64;
+    o.row(
+        "bandwidth (no conflicts)",
+        gbps(per_cycle_gbps(
+            sm.count as f64 * sm.lsu_lines_per_cycle * wavefront,
+        )),
+        format!(
+            "sm.count x sm.lsu_lines_per_cycle (one wavefront per LSU slot) x shared.banks ({}) x shared.bank_bytes ({}) x sm.clock_mhz",
+            sh.banks, sh.bank_bytes
+        ),
+    );
+    o.row(
+        "load latency",
+        format!(
+            "{} cyc, {:.0} ns",
+            sh.latency_cycles,
+            ns(sh.latency_cycles as f64)
+        ),
+        "shared.latency_cycles / sm.clock_mhz".into(),
+    );
+
     o.head("Latency and parallelism");
     let lat_ns = ns(d.dram_latency_cycles as f64);
     o.row(

@@ -11,6 +11,10 @@ EXAMPLES:
       gpusim explain configs/c870.ron workloads/offset.ron --set offset=1 --set elem=4
   The same warp on Hopper, as 32-byte sectors:
       gpusim explain configs/h200.ron workloads/offset.ron --set offset=1 --set elem=4
+  Bank conflicts of a shared tile read by columns (each shared access shows the bank
+  of every lane and the bank that needs the most passes), and the padded fix:
+      gpusim explain configs/h200.ron workloads/transpose_tiled.ron --set n=1024
+      gpusim explain configs/h200.ron workloads/transpose_tiled_padded.ron --set n=1024
 
 Swept parameters take their first value unless pinned with --set.";
 
