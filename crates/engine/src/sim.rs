@@ -742,7 +742,11 @@ impl<'a> Simulation<'a> {
             // back, and it retries when there is room (so that every unit
             // is booked in time order, not ahead of requests still to come).
             let sm_i = s.sm as usize;
-            let room = self.sms[sm_i].mem_room(t);
+            let room = if a.space == MemSpace::Shared {
+                self.sms[sm_i].lsu_room(t)
+            } else {
+                self.sms[sm_i].mem_room(t)
+            };
             if room > t {
                 self.slots[id as usize].pending = Some(a);
                 self.heap.push(Reverse((room, id)));

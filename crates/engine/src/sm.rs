@@ -137,6 +137,14 @@ impl Sm {
         lsu.max(entry)
     }
 
+    /// [`Sm::mem_room`] for a shared-memory instruction, which needs room
+    /// in the LSU queue but no in-flight entry.
+    pub fn lsu_room(&mut self, t: u64) -> u64 {
+        let lsu = self.lsu_free.saturating_sub(self.t.lsu_window_ps).max(t);
+        self.lsu_wait_ps += lsu - t;
+        lsu
+    }
+
     /// Issues a memory instruction ready at `t` once the LSU queue has
     /// room; returns the issue time.
     pub fn issue_mem(&mut self, t: u64) -> u64 {
