@@ -180,4 +180,99 @@ mod tests {
         assert_eq!(e.lane, 1);
         assert!(matches!(e.fault, ExecFault::Misaligned { .. }));
     }
+
+    fn compile_with(src: &str, bufs: &[BufferDecl]) -> Result<Program, CompileError> {
+        let body: Vec<Stmt> = ir::ron_options().from_str(src).expect("ron");
+        Program::compile(
+            &body,
+            &CompileEnv {
+                block_dim: [32, 1, 1],
+                grid_dim: [1, 1, 1],
+                consts: &|_| None,
+                buffers: bufs,
+            },
+        )
+    }
+
+    fn idx_and_a() -> [BufferDecl; 2] {
+        [
+            BufferDecl {
+                name: "idx".into(),
+                base: 1 << 21,
+                bytes: 128,
+                data: Some(BufferData {
+                    elem_bytes: 4,
+                    elems: 32,
+                    contents: Contents::Const(5),
+                }),
+                ..Default::default()
+            },
+            BufferDecl {
+                name: "a".into(),
+                base: 1 << 22,
+                bytes: 1 << 12,
+                ..Default::default()
+            },
+        ]
+    }
+
+    #[test]
+    fn a_loaded_value_feeds_an_address_and_the_access_waits_for_it() {
+        let p = compile_with(
+            r#"[Load(buf: "idx", index: "threadIdx.x", width: "4", dst: "j"),
+                Let("k", "j * 2"),
+                Load(buf: "a", index: "k + threadIdx.x", width: "4")]"#,
+            &idx_and_a(),
+        )
+        .expect("compile");
+        let acc = accesses(&p, 0, 0);
+        assert_eq!(acc[1].addrs[3], (1 << 22) + 4 * (10 + 3));
+        // The second load waits for the first (data register 0), through `k`.
+        assert_eq!(acc[1].srcs, 1);
+        assert!(p.has_alu_waits, "the Let computes with the loaded value");
+    }
+
+    #[test]
+    fn values_of_a_buffer_without_contents_cannot_be_used() {
+        let e = compile_with(
+            r#"[Load(buf: "a", index: "threadIdx.x", width: "4", dst: "j"),
+                Load(buf: "a", index: "j", width: "4")]"#,
+            &idx_and_a(),
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "kernel[1].Load.index");
+        assert!(e.message.contains("declares no contents"), "{}", e.message);
+        let e = compile_with(
+            r#"[Store(buf: "idx", index: "threadIdx.x", width: "4")]"#,
+            &idx_and_a(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("read-only"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_barrier_under_divergence_faults() {
+        let p = compile_with(
+            r#"[If(cond: "threadIdx.x < 8", then: [Sync])]"#,
+            &idx_and_a(),
+        )
+        .expect("compile");
+        let mut w = Warp::default();
+        w.reset(&p, [0, 0, 0], 0);
+        let e = w
+            .run_to_end(
+                &p,
+                &mut Scratch::default(),
+                &mut WarpAccess::default(),
+                |_| {},
+            )
+            .unwrap_err();
+        assert!(matches!(
+            e.fault,
+            ExecFault::DivergentBarrier {
+                active: 0xff,
+                all: u32::MAX
+            }
+        ));
+    }
 }
