@@ -270,3 +270,53 @@ mod tests {
         assert_eq!(none, Wavefronts::default());
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    const GH100: Banks = Banks {
+        banks: 32,
+        bank_bytes: 4,
+        pass_lanes: 32,
+        load_group_bytes: 256,
+        store_group_bytes: 128,
+    };
+
+    fn access() -> impl Strategy<Value = (u8, u32, [u64; 32], bool)> {
+        (
+            prop::sample::select(vec![1u8, 2, 4, 8, 16]),
+            any::<u32>(),
+            prop::array::uniform32(0u64..2048),
+            any::<bool>(),
+        )
+            .prop_map(|(w, m, a, ld)| (w, m, a.map(|x| x / w as u64 * w as u64), ld))
+    }
+
+    proptest! {
+        /// Between the conflict-free number of passes and one pass per
+        /// word; the same wherever the pattern sits, rotated by whole rows
+        /// of banks.
+        #[test]
+        fn wavefronts_are_bounded_and_shift_invariant((width, mask, addrs, ld) in access(), rows in 0u64..64) {
+            let acc = Access { width, mask, addrs: &addrs };
+            let w = GH100.wavefronts(&acc, ld);
+            let words = (width as u32).div_ceil(4);
+            prop_assert!(w.wavefronts <= mask.count_ones() * words);
+            prop_assert!(w.conflicts <= w.wavefronts);
+            prop_assert_eq!(mask == 0, w.wavefronts == 0);
+            let moved = addrs.map(|a| a + rows * 128);
+            let w2 = GH100.wavefronts(&Access { width, mask, addrs: &moved }, ld);
+            prop_assert_eq!(w, w2);
+        }
+
+        /// Fewer active lanes never need more passes.
+        #[test]
+        fn fewer_lanes_never_cost_more((width, mask, addrs, ld) in access(), drop in any::<u32>()) {
+            let all = GH100.wavefronts(&Access { width, mask, addrs: &addrs }, ld);
+            let some = GH100.wavefronts(&Access { width, mask: mask & drop, addrs: &addrs }, ld);
+            prop_assert!(some.wavefronts <= all.wavefronts);
+        }
+    }
+}
