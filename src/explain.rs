@@ -257,39 +257,24 @@ fn shared_text(s: &mut String, n: usize, dev: &DeviceSpec, prog: &Program, acc: 
         );
     }
     let is_load = acc.kind == MemKind::Load;
-    let g = banks.group_lanes(acc.width, is_load) as usize;
-    let bb = banks.bank_bytes as u64;
-    let words_per_lane = (acc.width as u64).div_ceil(bb).max(1);
-    for first in (0..32).step_by(g) {
-        let mut per_bank: Vec<Vec<u64>> = vec![Vec::new(); banks.banks as usize];
-        for l in first..(first + g).min(32) {
-            if acc.mask >> l & 1 == 0 {
-                continue;
-            }
-            let w0 = acc.addrs[l] / bb;
-            for w in w0..w0 + words_per_lane {
-                let v = &mut per_bank[(w % banks.banks as u64) as usize];
-                if !v.contains(&w) {
-                    v.push(w);
-                }
-            }
-        }
-        let most = per_bank.iter().map(Vec::len).max().unwrap_or(0);
-        if most == 0 {
-            continue;
-        }
-        let distinct: usize = per_bank.iter().map(Vec::len).sum();
-        let ideal = distinct.div_ceil(banks.banks as usize);
-        let worst = per_bank.iter().position(|v| v.len() == most).unwrap_or(0);
-        let words: Vec<String> = per_bank[worst]
+    let lanes = lsu::Access {
+        width: acc.width,
+        mask: acc.mask,
+        addrs: &acc.addrs,
+    };
+    for g in banks.groups(&lanes, is_load) {
+        let (most, ideal, distinct) = (g.wavefronts, g.ideal, g.distinct);
+        let words: Vec<String> = g
+            .worst_words
             .iter()
             .take(8)
-            .map(|w| (w * bb - base).to_string())
+            .map(|w| (w - base).to_string())
             .collect();
         let _ = writeln!(
             s,
-            "    lanes {first}-{}: {}",
-            (first + g).min(32) - 1,
+            "    lanes {}-{}: {}",
+            g.lanes.0,
+            g.lanes.1,
             if most == ideal {
                 format!(
                     "{distinct} distinct word(s), at most {most} in any bank (lanes on one word \
@@ -297,9 +282,10 @@ fn shared_text(s: &mut String, n: usize, dev: &DeviceSpec, prog: &Program, acc: 
                 )
             } else {
                 format!(
-                    "bank {worst} serves {most} distinct words (at offsets {}{}): {most} \
+                    "bank {} serves {most} distinct words (at offsets {}{}): {most} \
                      wavefronts where {ideal} would carry the group's {distinct} words, {} \
                      conflict(s)",
+                    g.worst_bank,
                     words.join(" "),
                     if most > 8 { " ..." } else { "" },
                     most - ideal
@@ -307,14 +293,7 @@ fn shared_text(s: &mut String, n: usize, dev: &DeviceSpec, prog: &Program, acc: 
             }
         );
     }
-    let w = banks.wavefronts(
-        &lsu::Access {
-            width: acc.width,
-            mask: acc.mask,
-            addrs: &acc.addrs,
-        },
-        is_load,
-    );
+    let w = banks.wavefronts(&lanes, is_load);
     let _ = writeln!(
         s,
         "    total: {} wavefront(s), {} bank conflict(s) (l1tex__data_pipe_lsu_wavefronts_mem_shared \

@@ -112,6 +112,65 @@ impl Banks {
     }
 }
 
+/// One group of lanes served together, for reports (`gpusim explain`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// First and last lane of the group.
+    pub lanes: (u32, u32),
+    /// Distinct bank words the group's active lanes touch.
+    pub distinct: u32,
+    /// Passes needed without conflicts: `distinct / banks`, rounded up.
+    pub ideal: u32,
+    /// Passes needed: the most distinct words of one bank.
+    pub wavefronts: u32,
+    /// A bank with that many, and its words (byte addresses).
+    pub worst_bank: u32,
+    /// The words of `worst_bank`, as byte addresses.
+    pub worst_words: Vec<u64>,
+}
+
+impl Banks {
+    /// The groups of `acc` with what each costs (groups without an active
+    /// lane left out); their wavefronts add up to [`Banks::wavefronts`].
+    pub fn groups(&self, acc: &Access<'_>, is_load: bool) -> Vec<Group> {
+        let g = self.group_lanes(acc.width, is_load);
+        let bb = self.bank_bytes as u64;
+        let words_per_lane = (acc.width as u64).div_ceil(bb).max(1);
+        let mut out = Vec::new();
+        for first in (0..32).step_by(g as usize) {
+            let last = (first + g).min(32) - 1;
+            let mut per_bank: Vec<Vec<u64>> = vec![Vec::new(); self.banks as usize];
+            for lane in first..=last {
+                if acc.mask >> lane & 1 == 0 {
+                    continue;
+                }
+                let w0 = acc.addrs[lane as usize] / bb;
+                for w in w0..w0 + words_per_lane {
+                    let v = &mut per_bank[(w % self.banks as u64) as usize];
+                    if !v.contains(&w) {
+                        v.push(w);
+                    }
+                }
+            }
+            let distinct: usize = per_bank.iter().map(Vec::len).sum();
+            if distinct == 0 {
+                continue;
+            }
+            let most = per_bank.iter().map(Vec::len).max().unwrap_or(0);
+            let worst = per_bank.iter().position(|v| v.len() == most).unwrap_or(0);
+            out.push(Group {
+                lanes: (first, last),
+                distinct: distinct as u32,
+                ideal: (distinct as u32).div_ceil(self.banks),
+                wavefronts: most as u32,
+                worst_bank: worst as u32,
+                worst_words: per_bank[worst].iter().map(|w| w * bb).collect(),
+            });
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +365,9 @@ mod props {
             prop_assert!(w.wavefronts <= mask.count_ones() * words);
             prop_assert!(w.conflicts <= w.wavefronts);
             prop_assert_eq!(mask == 0, w.wavefronts == 0);
+            let groups = GH100.groups(&acc, ld);
+            prop_assert_eq!(groups.iter().map(|g| g.wavefronts).sum::<u32>(), w.wavefronts);
+            prop_assert_eq!(groups.iter().map(|g| g.wavefronts - g.ideal).sum::<u32>(), w.conflicts);
             let moved = addrs.map(|a| a + rows * 128);
             let w2 = GH100.wavefronts(&Access { width, mask, addrs: &moved }, ld);
             prop_assert_eq!(w, w2);
