@@ -47,7 +47,9 @@ EXAMPLES:
 OUTPUT:
   The table shows, per point: kernel time, useful bandwidth (the workload's bytes / time, in
   GB/s = 1e9 B/s), warp-level load requests, 32-byte sectors asked of L1 by loads and stores,
-  L1 load hits, sectors read at L2, DRAM bytes, the busiest unit and achieved occupancy.
+  L1 load hits, sectors read at L2, DRAM bytes, (for kernels with shared memory) the shared
+  wavefronts and bank conflicts of loads and stores together, the busiest unit and achieved
+  occupancy.
   --csv and --json write every column: Nsight Compute's counters
   (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...), transactions_32b/64b/128b, the
   shared-memory instructions, wavefronts and bank conflicts

@@ -170,6 +170,8 @@ fn busiest(r: &PointResult) -> String {
 /// The human-readable table.
 pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> String {
     let params: Vec<&str> = wl.params.iter().map(|p| p.name.as_str()).collect();
+    // Shared-memory wavefronts and bank conflicts, for kernels that use it.
+    let shared = !wl.shared.is_empty();
     let mut head: Vec<String> = vec!["device".into()];
     head.extend(params.iter().map(|p| p.to_string()));
     head.extend(
@@ -183,12 +185,13 @@ pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Str
             "L2_rd",
             "DRAM_rd_MB",
             "DRAM_wr_MB",
-            "busiest",
-            "occ",
-            "lat_cyc",
         ]
         .map(String::from),
     );
+    if shared {
+        head.extend(["sh_wavefronts", "sh_conflicts"].map(String::from));
+    }
+    head.extend(["busiest", "occ", "lat_cyc"].map(String::from));
     let mut rows: Vec<Vec<String>> = Vec::new();
     for r in results {
         let c = &r.counters;
@@ -204,6 +207,14 @@ pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Str
             c.l2_read_sectors.to_string(),
             format!("{:.2}", c.dram_bytes_read as f64 / 1e6),
             format!("{:.2}", c.dram_bytes_write as f64 / 1e6),
+        ]);
+        if shared {
+            row.extend([
+                (c.shared_wavefronts_ld + c.shared_wavefronts_st).to_string(),
+                (c.shared_conflicts_ld + c.shared_conflicts_st).to_string(),
+            ]);
+        }
+        row.extend([
             busiest(r),
             format!("{:.2}", r.bottlenecks.achieved_occupancy),
             format!("{:.0}", r.bottlenecks.load_latency_cycles),
