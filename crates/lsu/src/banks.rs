@@ -299,6 +299,27 @@ mod tests {
         }
     }
 
+    /// 4-byte words at a stride of s words over B banks: B / gcd(s, B)
+    /// distinct banks, so max(1, 32 gcd(s, B) / B) passes
+    /// (studies/h200-shared-banks.ron).
+    #[test]
+    fn strided_words_need_the_passes_of_their_common_factor_with_the_banks() {
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        for banks in [16u32, 32, 64] {
+            let b = Banks { banks, ..GH100 };
+            for s in 1..=64u64 {
+                let want = (32 * gcd(s, banks as u64) / banks as u64).max(1) as u32;
+                assert_eq!(wf(b, 4, s).0, want, "{banks} banks, stride {s}");
+            }
+        }
+    }
+
     #[test]
     fn compute_capability_1_serves_half_warps_on_16_banks() {
         assert_eq!(wf(TESLA, 4, 1), (2, 0));
