@@ -69,6 +69,8 @@ struct Block {
     waiting: Vec<u32>,
     bar_pc: u32,
     bar_time: u64,
+    /// When the barrier has registered the arrivals so far.
+    bar_free: u64,
 }
 
 /// Utilisation, back-pressure and latency figures of one run.
@@ -173,6 +175,9 @@ pub struct Simulation<'a> {
     cycle: f64,
     /// Shared-memory load latency.
     shared_ps: u64,
+    /// A barrier's time per arrival, and from the last to the release.
+    bar_arrival_ps: u64,
+    bar_latency_ps: u64,
     // Progress.
     next_block: u64,
     end: u64,
@@ -397,6 +402,8 @@ impl<'a> Simulation<'a> {
             lines: Vec::with_capacity(64),
             cycle,
             shared_ps: ps(dev.shared.latency_cycles as f64, cycle),
+            bar_arrival_ps: ps(dev.sm.barrier_arrival_cycles, cycle),
+            bar_latency_ps: ps(dev.sm.barrier_latency_cycles as f64, cycle),
             next_block: 0,
             end: 0,
             counters: Counters::default(),
@@ -549,6 +556,7 @@ impl<'a> Simulation<'a> {
         block.warps_left = warps;
         block.running = warps;
         block.waiting.clear();
+        block.bar_free = 0;
         self.sms[sm as usize].resident += 1;
         for w in 0..warps {
             let id = match self.free_slots.pop() {
@@ -693,7 +701,7 @@ impl<'a> Simulation<'a> {
                             }
                             let s = &self.slots[id as usize];
                             let pc = s.warp.next_pc().unwrap_or(0).saturating_sub(1);
-                            let issued = self.sms[s.sm as usize].issue_alu(t);
+                            let issued = self.sms[s.sm as usize].issue(t);
                             return self.arrive(id, pc, issued);
                         }
                         Step::Done => {
@@ -787,12 +795,15 @@ impl<'a> Simulation<'a> {
         }
         if b.waiting.is_empty() {
             b.bar_pc = pc;
-            b.bar_time = t;
+            b.bar_time = 0;
         }
-        b.bar_time = b.bar_time.max(t);
+        // Arrivals are registered one at a time.
+        let registered = t.max(b.bar_free) + self.bar_arrival_ps;
+        b.bar_free = registered;
+        b.bar_time = b.bar_time.max(registered);
         b.waiting.push(id);
         if b.waiting.len() as u32 == b.running {
-            let at = b.bar_time;
+            let at = b.bar_time + self.bar_latency_ps;
             for w in b.waiting.drain(..) {
                 self.heap.push(Reverse((at, w)));
             }

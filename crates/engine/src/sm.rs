@@ -116,9 +116,15 @@ impl Sm {
     /// Issues an arithmetic instruction ready at `t`; returns when its
     /// result is ready.
     pub fn issue_alu(&mut self, t: u64) -> u64 {
+        self.issue(t) + self.t.alu_ps
+    }
+
+    /// Issues an instruction without a result (a barrier) ready at `t`;
+    /// returns its issue time.
+    pub fn issue(&mut self, t: u64) -> u64 {
         let at = t.max(self.issue_free);
         self.issue_free = at + self.t.issue_ps;
-        at + self.t.alu_ps
+        at
     }
 
     /// The earliest time at or after `t` at which a memory instruction may

@@ -130,6 +130,11 @@ pub struct SmSpec {
     /// memory instruction while the LSU has more than this many lines of
     /// work ahead of it.
     pub lsu_queue_lines: u32,
+    /// Cycles a block's barrier takes to register one warp's arrival
+    /// (arrivals are counted one after another).
+    pub barrier_arrival_cycles: f64,
+    /// Cycles from the last arrival's registration to the warps' release.
+    pub barrier_latency_cycles: u32,
 }
 
 /// L1 data cache.
@@ -326,6 +331,18 @@ impl DeviceSpec {
                 1e6,
             ),
             ("sm.lsu_queue_lines", sm.lsu_queue_lines as f64, 1.0, 1e6),
+            (
+                "sm.barrier_arrival_cycles",
+                sm.barrier_arrival_cycles,
+                0.0,
+                1e5,
+            ),
+            (
+                "sm.barrier_latency_cycles",
+                sm.barrier_latency_cycles as f64,
+                0.0,
+                1e5,
+            ),
             (
                 "interconnect.sm_port_bytes_per_cycle",
                 self.interconnect.sm_port_bytes_per_cycle,
