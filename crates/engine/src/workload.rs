@@ -381,7 +381,8 @@ impl Workload {
                     "buffer `{name}` has {bytes} bytes, not a whole number of {elem}-byte \
                      elements, so its `init` cannot fill it"
                 ),
-            ));
+            )
+            .with_text(&self.buffers[i].bytes, None));
         }
         let elems = bytes / elem as u64;
         let (min, max) = BufferData::range(elem);
