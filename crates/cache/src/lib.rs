@@ -359,6 +359,61 @@ impl Cache {
         w.dirty |= sectors;
         victim
     }
+
+    /// The dirty state of `line` if it is present: its dirty sectors and,
+    /// of those, the ones not entirely present (as [`Victim`] names them).
+    /// Changes no state.
+    pub fn dirty_state(&self, line: u64) -> Option<Victim> {
+        let line_no = line >> self.line_shift;
+        let ways = self.spec.ways as usize;
+        let base = self.set_of(line_no) as usize * ways;
+        let key = line_no + 1;
+        let i = base
+            + self.tags[base..base + ways]
+                .iter()
+                .position(|&t| t == key)?;
+        let w = &self.ways[i];
+        Some(Victim {
+            line: line_no << self.line_shift,
+            dirty: w.dirty,
+            partial: w.dirty & !w.full,
+        })
+    }
+
+    /// Completes the dirty sectors of `line` that were only partly written
+    /// (their other bytes fetched from memory): they become full, and stay
+    /// dirty. Returns those sectors (0 if none, or if the line is absent).
+    pub fn complete(&mut self, line: u64) -> u8 {
+        let Some(v) = self.dirty_state(line) else {
+            return 0;
+        };
+        if v.partial == 0 {
+            return 0;
+        }
+        let (_, i) = self.find(line);
+        let w = &mut self.ways[i.expect("present")];
+        w.full |= v.partial;
+        for s in 0..4 {
+            if v.partial >> s & 1 == 1 {
+                w.written[s] = FULL_SECTOR;
+            }
+        }
+        v.partial
+    }
+
+    /// Writes `line` back without evicting it: returns its dirty sectors
+    /// (as a victim would leave) and marks it clean, or `None` if it is
+    /// absent or clean. Its place in the LRU order is kept.
+    pub fn clean(&mut self, line: u64) -> Option<Victim> {
+        let v = self.dirty_state(line).filter(|v| v.dirty != 0)?;
+        let (_, i) = self.find(line);
+        let w = &mut self.ways[i?];
+        w.dirty = 0;
+        Some(Victim {
+            partial: !w.full & ((1u16 << self.sectors_per_line.min(8)) - 1) as u8,
+            ..v
+        })
+    }
 }
 
 #[inline]
@@ -407,6 +462,35 @@ mod tests {
         assert_eq!((l2.hit, l2.miss, l2.ready), (0b0010, 0b0100, READY_UNIT_PS));
         // Arrived.
         assert_eq!(c.read(0x1000, 0b0001, 2000).ready, 0);
+    }
+
+    #[test]
+    fn a_cleaned_line_stays_and_leaves_no_victim() {
+        let mut c = Cache::new(spec(128 * 2, 2)); // one set, two ways
+        assert_eq!(c.clean(0), None, "absent");
+        c.write(0, 0b0011, [FULL_SECTOR, 0xff, 0, 0], 0);
+        let st = c.dirty_state(0).unwrap();
+        assert_eq!((st.dirty, st.partial), (0b0011, 0b0010));
+        let v = c.clean(0).unwrap();
+        assert_eq!((v.line, v.dirty, v.partial), (0, 0b0011, 0b1110));
+        assert_eq!(c.clean(0), None, "already clean");
+        assert_eq!(c.dirty_state(0).unwrap().dirty, 0);
+        // Still present: the full sector hits.
+        assert_eq!(c.read(0, 0b0001, 0).hit, 0b0001);
+        c.read(128, 0b0001, 0);
+        assert_eq!(c.read(256, 0b0001, 0).victim, None, "line 0 left clean");
+    }
+
+    #[test]
+    fn completing_a_partly_written_sector_makes_it_full_and_keeps_it_dirty() {
+        let mut c = Cache::new(spec(4096, 4));
+        c.write(0, 0b0101, [0xf, 0, FULL_SECTOR, 0], 0);
+        assert_eq!(c.complete(0), 0b0001);
+        assert_eq!(c.complete(0), 0, "nothing partial left");
+        let st = c.dirty_state(0).unwrap();
+        assert_eq!((st.dirty, st.partial), (0b0101, 0));
+        assert_eq!(c.read(0, 0b0001, 0).hit, 0b0001, "now whole");
+        assert_eq!(c.complete(4096), 0, "absent");
     }
 
     #[test]

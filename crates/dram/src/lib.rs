@@ -38,9 +38,14 @@ pub struct DramSpec {
     /// Banks per channel (all bank groups together).
     pub banks: u32,
     /// Bank groups per channel (1 where the device has none); consecutive
-    /// atoms go to consecutive groups.
+    /// units of `group_bytes` go to consecutive groups.
     #[serde(default = "one")]
     pub bank_groups: u32,
+    /// Consecutive bytes kept in one bank (and row) before the next bank
+    /// group (default: `access_bytes`, so consecutive atoms alternate
+    /// groups); a power of two, at least `access_bytes`.
+    #[serde(default)]
+    pub group_bytes: Option<u32>,
     /// Row (page) size per bank in bytes.
     pub row_bytes: u32,
     /// ACTIVATE to READ/WRITE delay, ns.
@@ -65,8 +70,9 @@ pub struct DramSpec {
     /// write queue holds this many entries, and a write that finds it full
     /// waits until the oldest drained write has left.
     pub write_drain: u32,
-    /// Entries of the read scheduler's queue per channel: a read waits for
-    /// a free entry and holds it until its data has crossed the pins.
+    /// Entries of the read scheduler's queue per channel: a read request
+    /// (its accesses in that channel together) waits for a free entry and
+    /// holds it until its data has crossed the pins.
     pub read_queue: u32,
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
@@ -159,6 +165,7 @@ impl DramSpec {
             ("row_bytes", self.row_bytes),
             ("banks", self.banks),
             ("bank_groups", self.bank_groups),
+            ("group_bytes", self.group_bytes.unwrap_or(self.access_bytes)),
         ] {
             if !v.is_power_of_two() {
                 return Err(format!("`{f}` must be a power of two, not {v}"));
@@ -170,6 +177,12 @@ impl DramSpec {
         if self.interleave_bytes < self.access_bytes || self.row_bytes < self.access_bytes {
             return Err(
                 "`interleave_bytes` and `row_bytes` must be at least `access_bytes`".into(),
+            );
+        }
+        let g = self.group_bytes.unwrap_or(self.access_bytes);
+        if g < self.access_bytes || g > self.row_bytes {
+            return Err(
+                "`group_bytes` must be at least `access_bytes` and at most `row_bytes`".into(),
             );
         }
         Ok(())
@@ -392,8 +405,11 @@ impl Dram {
             row_shift: spec.row_bytes.trailing_zeros(),
             bank_shift: (spec.banks / spec.bank_groups).trailing_zeros(),
             bank_mask: (spec.banks / spec.bank_groups) as u64 - 1,
-            atom_shift: spec.access_bytes.trailing_zeros(),
-            atom_mask: spec.access_bytes as u64 - 1,
+            atom_shift: spec
+                .group_bytes
+                .unwrap_or(spec.access_bytes)
+                .trailing_zeros(),
+            atom_mask: spec.group_bytes.unwrap_or(spec.access_bytes) as u64 - 1,
             group_shift: spec.bank_groups.trailing_zeros(),
             group_mask: spec.bank_groups as u64 - 1,
             spec,
@@ -443,8 +459,9 @@ impl Dram {
             }
         };
         let local = ((chunk / n) << self.il_shift) | (addr & self.il_mask);
-        // Consecutive atoms go to consecutive bank groups (so that a stream
-        // is not held to one column command per tCCD_L); within a group,
+        // Consecutive units of `group_bytes` go to consecutive bank groups
+        // (so that a stream is not held to one column command per tCCD_L);
+        // within a group,
         // a row holds row_bytes of consecutive group addresses, and the bank
         // bits are XOR-ed with the row bits.
         let atom = local >> self.atom_shift;
@@ -492,13 +509,30 @@ impl Dram {
         let (first, n) = self.atoms(addr, bytes);
         let a = self.spec.access_bytes as u64;
         let mut done = now;
+        // One queue entry per request and channel: the accesses of a request
+        // that stay in one channel wait in it together.
+        let mut held: Option<(usize, u64)> = None;
+        let mut end = now;
         for i in 0..n {
             let m = self.map(first + i * a);
-            let at = self.ch[m.0].reads_q.acquire(now);
+            let at = match held {
+                Some((c, at)) if c == m.0 => at,
+                _ => {
+                    if let Some((c, at)) = held {
+                        self.ch[c].reads_q.release(at, end);
+                    }
+                    let at = self.ch[m.0].reads_q.acquire(now);
+                    held = Some((m.0, at));
+                    end = at;
+                    at
+                }
+            };
             let d = self.access_at(m, at, false);
-
-            self.ch[m.0].reads_q.release(at, d);
+            end = end.max(d);
             done = done.max(d);
+        }
+        if let Some((c, at)) = held {
+            self.ch[c].reads_q.release(at, end);
         }
         self.stats.bytes_read += n * a;
         done
@@ -600,6 +634,7 @@ mod tests {
             channel_hash: ChannelHash::Linear,
             banks: 4,
             bank_groups: 1,
+            group_bytes: None,
             row_bytes: 2048,
             t_rcd_ns: 10.0,
             t_rp_ns: 10.0,

@@ -9,19 +9,25 @@
 //!                 miss ── MSHR ──▶ DRAM read(s) ──▶ fill (port) ──▶ port ──▶ reply
 //!                 dirty victim ──▶ DRAM write queue (the allocation waits for acceptance)
 //!  store ──▶ home slice: port, write with byte masks ──▶ acknowledged
+//!     more than `partial_lines` lines partly written: the earliest is completed
+//!         (its partial sectors read from DRAM, 32 B each); it stays dirty
+//!     more than `dirty_lines` dirty lines: the earliest is written back and
+//!         kept clean (the store's acceptance waits for the controller)
 //! ```
 //!
 //! Peak: `slices x slice_bytes_per_cycle x clock` bytes through the slice
 //! ports (hits, fills and stores all move their bytes through the port);
 //! stores alone, `slices x slice_write_bytes_per_cycle x clock`.
-//! A slice's line fills whole DRAM atoms (`dram.access_bytes`): missing
-//! sibling sectors of an atom are fetched along. Dirty sectors of which
+//! A slice fetches whole fetch units (`l2.fetch_bytes`, by default the
+//! DRAM access): missing sibling sectors of a unit are fetched along.
+//! Write-backs go by DRAM access (`dram.access_bytes`). Dirty sectors of which
 //! only some bytes were written leave as partial writes.
 
 use crate::sm::ps;
 use crate::spec::DeviceSpec;
 use cache::{Cache, Victim};
 use dram::Dram;
+use std::collections::VecDeque;
 use timing::{Calendar, Pool};
 
 /// Counts of the L2, named after Nsight Compute's metrics.
@@ -45,10 +51,38 @@ pub struct L2 {
     far_half_ps: u64,
     /// Half of the path from a slice through the memory controller.
     mem_half_ps: u64,
+    /// Sectors the slice fetches from DRAM together (`l2.fetch_bytes`).
     per_atom: u8,
+    /// Sectors of one DRAM access: the unit of write-backs.
+    per_write: u8,
     /// Port bytes a stored sector takes: 32 x read rate / write rate.
     write_port_bytes: u64,
+    /// Per slice, where the spec limits the dirty lines a slice keeps.
+    dirty: Vec<DirtyLines>,
+    dirty_limit: u32,
+    partial_limit: u32,
     stats: L2Stats,
+}
+
+/// The dirty lines of one slice, in the order they became dirty (and, of
+/// those, the ones with a partly written sector). A queue may hold lines
+/// since cleaned or evicted; they are skipped when they reach its front.
+#[derive(Debug, Clone, Default)]
+struct DirtyLines {
+    order: VecDeque<u64>,
+    partial_order: VecDeque<u64>,
+    count: u32,
+    partial: u32,
+}
+
+impl DirtyLines {
+    /// A dirty line `v` left the slice (evicted or cleaned).
+    fn left(&mut self, v: &Victim) {
+        self.count -= 1;
+        if v.dirty & v.partial != 0 {
+            self.partial -= 1;
+        }
+    }
 }
 
 impl L2 {
@@ -66,13 +100,105 @@ impl L2 {
             partitions: l.partitions.max(1) as usize,
             far_half_ps: ps(l.far_latency_cycles as f64 / 2.0, cy),
             mem_half_ps,
-            per_atom: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
+            per_atom: (l
+                .fetch_bytes
+                .unwrap_or(dev.dram.access_bytes)
+                .clamp(32, 128)
+                / 32) as u8,
+            per_write: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
             write_port_bytes: (32.0 * l.slice_bytes_per_cycle
                 / l.slice_write_bytes_per_cycle
                     .unwrap_or(l.slice_bytes_per_cycle))
             .ceil() as u64,
+            dirty: if l.dirty_lines.is_some() || l.partial_lines.is_some() {
+                vec![DirtyLines::default(); l.slices as usize]
+            } else {
+                Vec::new()
+            },
+            dirty_limit: l.dirty_lines.unwrap_or(u32::MAX),
+            partial_limit: l.partial_lines.unwrap_or(u32::MAX),
             stats: L2Stats::default(),
         })
+    }
+
+    /// Notes a dirty line that slice `k` evicted.
+    fn evicted(&mut self, k: usize, v: &Victim) {
+        if let Some(d) = self.dirty.get_mut(k) {
+            d.left(v);
+        }
+    }
+
+    /// After a store to `line` in slice `k` whose state before was
+    /// `before`: counts the line, then writes back the earliest dirtied
+    /// lines while the slice keeps more than its limits. Returns when the
+    /// memory controller has accepted those writes (`t` if none).
+    fn limit_dirty(
+        &mut self,
+        k: usize,
+        line: u64,
+        before: Option<Victim>,
+        t: u64,
+        mem: &mut Dram,
+    ) -> u64 {
+        if self.dirty.is_empty() {
+            return t;
+        }
+        let now = self.slices[k]
+            .dirty_state(line)
+            .expect("the line was just written");
+        let was_dirty = before.is_some_and(|b| b.dirty != 0);
+        let was_partial = before.is_some_and(|b| b.partial != 0);
+        let is_partial = now.partial != 0;
+        let d = &mut self.dirty[k];
+        if !was_dirty {
+            d.count += 1;
+            d.order.push_back(line);
+        }
+        if is_partial && !was_partial {
+            d.partial += 1;
+            d.partial_order.push_back(line);
+        } else if was_partial && !is_partial {
+            d.partial -= 1;
+        }
+        let mut accepted = t;
+        loop {
+            let d = &mut self.dirty[k];
+            let next = if d.partial > self.partial_limit {
+                d.partial_order.pop_front()
+            } else if d.count > self.dirty_limit {
+                d.order.pop_front()
+            } else {
+                break;
+            };
+            let over_partial = d.partial > self.partial_limit;
+            let Some(old) = next else { break };
+            let Some(st) = self.slices[k].dirty_state(old) else {
+                continue;
+            };
+            if over_partial {
+                if st.partial == 0 {
+                    continue;
+                }
+                // The slice fetches the bytes its partly written sectors
+                // lack and merges them: the line stays dirty, now whole.
+                let fetched = self.slices[k].complete(old);
+                self.dirty[k].partial -= 1;
+                for s in 0..4u8 {
+                    if fetched >> s & 1 == 1 {
+                        let d = mem.read(old + 32 * s as u64, 32, t + self.mem_half_ps);
+                        accepted = accepted.max(d + self.mem_half_ps);
+                    }
+                }
+                continue;
+            }
+            if st.dirty == 0 {
+                continue;
+            }
+            let v = self.slices[k].clean(old).expect("a dirty line");
+            self.dirty[k].left(&v);
+            accepted = accepted.max(self.write_back(v, t, mem));
+        }
+        accepted
     }
 
     /// The partition an SM is connected to.
@@ -130,6 +256,7 @@ impl L2 {
             self.stats.read_hits += (lk.hit & sectors).count_ones() as u64;
             let mut at = t;
             if let Some(v) = lk.victim {
+                self.evicted(k, &v);
                 at = at.max(self.write_back(v, t, mem));
             }
             let mut ready = at;
@@ -181,6 +308,7 @@ impl L2 {
         }
         let mut at = t;
         if let Some(v) = lk.victim {
+            self.evicted(k, &v);
             at = at.max(self.write_back(v, t, mem));
         }
         if lk.miss != 0 {
@@ -210,7 +338,7 @@ impl L2 {
     /// Hands a dirty victim to the memory controller at `t`; returns when
     /// the controller has accepted every atom (the slot is free then).
     fn write_back(&mut self, v: Victim, t: u64, mem: &mut Dram) -> u64 {
-        let p = self.per_atom;
+        let p = self.per_write;
         let mut accepted = t;
         let mut s = 0u8;
         while s < 4 {
@@ -251,9 +379,16 @@ impl L2 {
         let arrive = if far { t + self.far_half_ps } else { t };
         let done = self.ports[home].reserve(arrive, n * self.write_port_bytes);
         let mut accepted = done;
+        let before = if self.dirty.is_empty() {
+            None
+        } else {
+            self.slices[home].dirty_state(line)
+        };
         if let Some(v) = self.slices[home].write(line, sectors, bytes, done) {
+            self.evicted(home, &v);
             accepted = accepted.max(self.write_back(v, done, mem));
         }
+        accepted = accepted.max(self.limit_dirty(home, line, before, done, mem));
         if far {
             accepted + self.far_half_ps
         } else {
@@ -303,6 +438,7 @@ impl L2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cache::FULL_SECTOR;
 
     fn dev(name: &str) -> DeviceSpec {
         crate::load_device(&std::path::PathBuf::from(format!(
@@ -336,6 +472,66 @@ mod tests {
             0,
             "write-back: nothing reaches DRAM yet"
         );
+    }
+
+    /// Lines of slice `home`, in address order.
+    fn lines_of(l2: &L2, home: usize, n: usize) -> Vec<u64> {
+        (0..1u64 << 24)
+            .map(|i| i * 128)
+            .filter(|&l| l2.slice_of(l) == home)
+            .take(n)
+            .collect()
+    }
+
+    #[test]
+    fn a_slice_writes_back_its_earliest_dirty_lines_past_its_limit_and_keeps_them() {
+        let mut d = dev("h200");
+        let l = d.l2.as_mut().unwrap();
+        l.dirty_lines = Some(10);
+        l.partial_lines = None;
+        let mut mem = Dram::new(d.dram.clone());
+        let mut l2 = L2::new(&d, 0).unwrap();
+        let lines = lines_of(&l2, 0, 25);
+        for &x in &lines {
+            l2.write(0, x, 0b1111, [FULL_SECTOR; 4], 0, &mut mem);
+        }
+        mem.drain(0);
+        // 25 lines dirtied, 10 kept dirty: the first 15 written back whole,
+        // far fewer than the slice holds (nothing was evicted).
+        assert_eq!(l2.evictions(), 0);
+        assert_eq!(mem.stats().bytes_written, 15 * 128);
+        assert_eq!(mem.stats().bytes_read, 0);
+        assert_eq!(l2.dirty[0].count, 10);
+        for (i, &x) in lines.iter().enumerate() {
+            let st = l2.slices[0].dirty_state(x).expect("still present");
+            assert_eq!(st.dirty != 0, i >= 15, "line {i}");
+        }
+    }
+
+    #[test]
+    fn a_slice_completes_its_earliest_partly_written_lines_past_its_limit() {
+        let mut d = dev("h200");
+        let l = d.l2.as_mut().unwrap();
+        l.dirty_lines = None;
+        l.partial_lines = Some(4);
+        let mut mem = Dram::new(d.dram.clone());
+        let mut l2 = L2::new(&d, 0).unwrap();
+        let lines = lines_of(&l2, 0, 10);
+        for &x in &lines {
+            // 8 bytes of sectors 0 and 2.
+            l2.write(0, x, 0b0101, [0xff, 0, 0xff, 0], 0, &mut mem);
+        }
+        mem.drain(0);
+        // Six lines over the limit: their two sectors fetched, 32 B each;
+        // nothing written back yet.
+        assert_eq!(mem.stats().bytes_read, 6 * 2 * 32);
+        assert_eq!(mem.stats().bytes_written, 0);
+        assert_eq!(l2.dirty[0].partial, 4);
+        assert_eq!(l2.dirty[0].count, 10);
+        for (i, &x) in lines.iter().enumerate() {
+            let st = l2.slices[0].dirty_state(x).unwrap();
+            assert_eq!((st.dirty, st.partial != 0), (0b0101, i >= 6), "line {i}");
+        }
     }
 
     #[test]

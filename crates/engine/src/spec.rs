@@ -177,6 +177,21 @@ pub struct L2Spec {
     /// Misses in flight per slice (L2 MSHRs): a miss holds one from its
     /// lookup until its fill; a miss that finds none free waits.
     pub mshrs: u32,
+    /// Bytes a slice fetches from DRAM for a missed sector, the sectors
+    /// beside it included (default: `dram.access_bytes`; a multiple of it).
+    #[serde(default)]
+    pub fetch_bytes: Option<u32>,
+    /// Dirty lines one slice keeps (default: no limit). A store that makes
+    /// one line too many dirty has the slice write back the line dirtied
+    /// earliest; that line stays, clean.
+    #[serde(default)]
+    pub dirty_lines: Option<u32>,
+    /// Dirty lines with a partly written sector one slice keeps (default:
+    /// no limit); beyond it the slice completes the earliest: reads what
+    /// its partly written sectors lack from DRAM and merges it (the line
+    /// stays dirty, now whole).
+    #[serde(default)]
+    pub partial_lines: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -278,6 +293,17 @@ impl DeviceSpec {
             .map_err(field)?;
         }
         self.dram.validate().map_err(|m| ("dram".to_string(), m))?;
+        if let Some(f) = self.l2.as_ref().and_then(|l| l.fetch_bytes) {
+            let a = self.dram.access_bytes;
+            if !matches!(f, 32 | 64 | 128) || f % a != 0 {
+                return e(
+                    "l2.fetch_bytes",
+                    format!(
+                        "must be 32, 64 or 128, a multiple of dram.access_bytes ({a}); not {f}"
+                    ),
+                );
+            }
+        }
         self.check_ranges()?;
         for (f, r) in [
             ("load_rule", self.load_rule),
@@ -493,6 +519,15 @@ impl DeviceSpec {
                 v.push(("l2.slice_write_bytes_per_cycle", w, 1e-3, 1e6));
             }
             v.push(("l2.mshrs", l2.mshrs as f64, 1.0, 1e6));
+            if let Some(f) = l2.fetch_bytes {
+                v.push(("l2.fetch_bytes", f as f64, 32.0, 128.0));
+            }
+            if let Some(d) = l2.dirty_lines {
+                v.push(("l2.dirty_lines", d as f64, 1.0, 1e9));
+            }
+            if let Some(d) = l2.partial_lines {
+                v.push(("l2.partial_lines", d as f64, 1.0, 1e9));
+            }
             v.push((
                 "l2.slice.size_bytes",
                 l2.slice.size_bytes as f64 * l2.slices as f64,
