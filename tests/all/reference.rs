@@ -115,8 +115,8 @@ fn rel(sim: f64, reference: f64) -> f64 {
 /// as stated there, so that it fails when the gap closes or changes kind:
 /// - offset float, the kernel bound by block launch rather than DRAM, meets
 ///   the target on every point;
-/// - no point is slower than +16% (float strides 17 and 18 are the only
-///   points slower than the target, at +15.7% and +15.0%);
+/// - the only points slower than the target are float strides 17 and 18
+///   (+15.7% and +15.0% when written);
 /// - 110 points are within 15% as that entry was written, and fewer than
 ///   117 (when the gap closes, remove it from DEVIATIONS.md and keep only
 ///   the target).
@@ -126,6 +126,7 @@ fn h200_traffic_and_time_against_nsight_compute() {
     let sim = simulate_h200_4mib();
     let (mut time_ok, mut worst_l2, mut worst_dram) = (0, 0.0f64, 0.0f64);
     let mut slowest = (f64::MIN, String::new());
+    let mut too_slow = Vec::new();
     let mut offset_float_missed = Vec::new();
     for row in &reference {
         let (_, _, _, r) = sim
@@ -146,6 +147,9 @@ fn h200_traffic_and_time_against_nsight_compute() {
             time_ok += 1;
         } else if row.experiment == "offset" && row.elem == 4 {
             offset_float_missed.push(format!("{name}: {:+.1}%", time * 100.0));
+        }
+        if time > 0.15 {
+            too_slow.push((row.experiment.clone(), row.elem, row.param));
         }
         if time > slowest.0 {
             slowest = (time, name);
@@ -171,9 +175,13 @@ fn h200_traffic_and_time_against_nsight_compute() {
         offset_float_missed.is_empty(),
         "offset float within 15% everywhere: {offset_float_missed:?}"
     );
-    assert!(
-        slowest.0 <= 0.16,
-        "DEVIATIONS.md 21 says no point is more than 16% too slow: {} at {:+.1}%",
+    let named = [
+        ("stride".to_string(), 4i64, 17i64),
+        ("stride".to_string(), 4, 18),
+    ];
+    assert_eq!(
+        too_slow, named,
+        "DEVIATIONS.md 21 names float strides 17 and 18 as the only points too slow (slowest: {} at {:+.1}%)",
         slowest.1,
         slowest.0 * 100.0
     );

@@ -364,55 +364,62 @@ impl Cache {
     /// of those, the ones not entirely present (as [`Victim`] names them).
     /// Changes no state.
     pub fn dirty_state(&self, line: u64) -> Option<Victim> {
+        let w = &self.ways[self.way_of(line)?];
+        Some(Victim {
+            line: line >> self.line_shift << self.line_shift,
+            dirty: w.dirty,
+            partial: w.dirty & !w.full,
+        })
+    }
+
+    /// The way holding `line`, if it is present (no LRU update).
+    fn way_of(&self, line: u64) -> Option<usize> {
         let line_no = line >> self.line_shift;
         let ways = self.spec.ways as usize;
         let base = self.set_of(line_no) as usize * ways;
         let key = line_no + 1;
-        let i = base
-            + self.tags[base..base + ways]
-                .iter()
-                .position(|&t| t == key)?;
-        let w = &self.ways[i];
-        Some(Victim {
-            line: line_no << self.line_shift,
-            dirty: w.dirty,
-            partial: w.dirty & !w.full,
-        })
+        let i = self.tags[base..base + ways]
+            .iter()
+            .position(|&t| t == key)?;
+        Some(base + i)
     }
 
     /// Completes the dirty sectors of `line` that were only partly written
     /// (their other bytes fetched from memory): they become full, and stay
     /// dirty. Returns those sectors (0 if none, or if the line is absent).
     pub fn complete(&mut self, line: u64) -> u8 {
-        let Some(v) = self.dirty_state(line) else {
+        let Some(i) = self.way_of(line) else {
             return 0;
         };
-        if v.partial == 0 {
-            return 0;
-        }
-        let (_, i) = self.find(line);
-        let w = &mut self.ways[i.expect("present")];
-        w.full |= v.partial;
+        let w = &mut self.ways[i];
+        let partial = w.dirty & !w.full;
+        w.full |= partial;
         for s in 0..4 {
-            if v.partial >> s & 1 == 1 {
+            if partial >> s & 1 == 1 {
                 w.written[s] = FULL_SECTOR;
             }
         }
-        v.partial
+        partial
     }
 
     /// Writes `line` back without evicting it: returns its dirty sectors
     /// (as a victim would leave) and marks it clean, or `None` if it is
     /// absent or clean. Its place in the LRU order is kept.
     pub fn clean(&mut self, line: u64) -> Option<Victim> {
-        let v = self.dirty_state(line).filter(|v| v.dirty != 0)?;
-        let (_, i) = self.find(line);
-        let w = &mut self.ways[i?];
+        let all = ((1u16 << self.sectors_per_line.min(8)) - 1) as u8;
+        let line_no = line >> self.line_shift;
+        let i = self.way_of(line)?;
+        let w = &mut self.ways[i];
+        if w.dirty == 0 {
+            return None;
+        }
+        let v = Victim {
+            line: line_no << self.line_shift,
+            dirty: w.dirty,
+            partial: !w.full & all,
+        };
         w.dirty = 0;
-        Some(Victim {
-            partial: !w.full & ((1u16 << self.sectors_per_line.min(8)) - 1) as u8,
-            ..v
-        })
+        Some(v)
     }
 }
 
