@@ -208,13 +208,10 @@ fn block_index(prog: &Program, b: u64) -> [u32; 3] {
 
 /// The fault `err` of `warp` with the block and thread that raised it.
 fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
-    // Recover the warp's index from threadIdx of lane 0.
-    let r = &warp.regs;
     let [bx, by, _] = prog.block_dim;
-    let warp_in_block = (r[0][0] as u32 + r[1][0] as u32 * bx + r[2][0] as u32 * bx * by) / 32;
-    let t = warp_in_block * 32 + err.lane as u32;
+    let t = warp.warp_in_block() * 32 + err.lane as u32;
     SimError::Exec {
-        block: [r[3][0] as u32, r[4][0] as u32, r[5][0] as u32],
+        block: warp.block(),
         thread: [t % bx, (t / bx) % by, t / (bx * by)],
         err,
     }

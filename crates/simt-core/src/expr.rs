@@ -533,6 +533,11 @@ enum Op {
     Un(UnOp),
     Bin(BinOp),
     Select,
+    /// `Lane(s), Bin(b)` fused: the top of the stack `b` the slot, without
+    /// copying the slot onto the stack first.
+    BinLane(BinOp, u16),
+    /// `Const(v), Bin(b)` fused.
+    BinConst(BinOp, i64),
 }
 
 /// A name that does not resolve, with its column.
@@ -561,12 +566,13 @@ impl Expr {
     ) -> Result<Expr, ResolveError> {
         let mut ops = Vec::new();
         fold(ast, lookup, &mut ops)?;
+        let ops = fuse(ops);
         let mut depth = 0usize;
         let mut max = 0usize;
         for op in &ops {
             match op {
                 Op::Const(_) | Op::Lane(_) => depth += 1,
-                Op::Un(_) => {}
+                Op::Un(_) | Op::BinLane(..) | Op::BinConst(..) => {}
                 Op::Bin(_) => depth -= 1,
                 Op::Select => depth -= 2,
             }
@@ -586,14 +592,15 @@ impl Expr {
     /// The register slots the expression reads.
     pub fn lanes(&self) -> impl Iterator<Item = u16> + '_ {
         self.ops.iter().filter_map(|o| match o {
-            Op::Lane(s) => Some(*s),
+            Op::Lane(s) | Op::BinLane(_, s) => Some(*s),
             _ => None,
         })
     }
 
-    /// Stack depth needed to evaluate.
+    /// Stack depth needed to evaluate (besides the output, which holds
+    /// the bottom of the stack).
     pub fn depth(&self) -> usize {
-        self.depth
+        self.depth.saturating_sub(1).max(1)
     }
 
     /// Evaluates for all 32 lanes; faults are reported only for lanes in `mask`.
@@ -610,39 +617,83 @@ impl Expr {
             *out = [v; 32];
             return Ok(());
         }
+        // Entry 0 of the stack is `out`, entry i > 0 is `stack[i - 1]`, so
+        // the result needs no final copy.
+        fn top<'a>(out: &'a mut [i64; 32], stack: &'a mut [[i64; 32]], i: usize) -> &'a mut [i64; 32] {
+            if i == 0 {
+                out
+            } else {
+                &mut stack[i - 1]
+            }
+        }
+        // Entries i and i + 1.
+        fn pair<'a>(
+            out: &'a mut [i64; 32],
+            stack: &'a mut [[i64; 32]],
+            i: usize,
+        ) -> (&'a mut [i64; 32], &'a [i64; 32]) {
+            if i == 0 {
+                (out, &stack[0])
+            } else {
+                let (lo, hi) = stack.split_at_mut(i);
+                (&mut lo[i - 1], &hi[0])
+            }
+        }
         let mut sp = 0usize;
         for op in &self.ops {
             match *op {
                 Op::Const(v) => {
-                    stack[sp] = [v; 32];
+                    *top(out, stack, sp) = [v; 32];
                     sp += 1;
                 }
                 Op::Lane(s) => {
-                    stack[sp] = regs[s as usize];
+                    *top(out, stack, sp) = regs[s as usize];
                     sp += 1;
                 }
-                Op::Un(u) => {
-                    let a = &mut stack[sp - 1];
-                    un_lanes(u, a, mask)?;
-                }
+                Op::Un(u) => un_lanes(u, top(out, stack, sp - 1), mask)?,
                 Op::Bin(b) => {
-                    let (lo, hi) = stack.split_at_mut(sp - 1);
-                    bin_lanes(b, &mut lo[sp - 2], &hi[0], mask)?;
+                    let (a, c) = pair(out, stack, sp - 2);
+                    bin_lanes(b, a, c, mask)?;
                     sp -= 1;
                 }
+                Op::BinLane(b, s) => bin_lanes(b, top(out, stack, sp - 1), &regs[s as usize], mask)?,
+                Op::BinConst(b, v) => bin_lanes(b, top(out, stack, sp - 1), &[v; 32], mask)?,
                 Op::Select => {
-                    let (lo, hi) = stack.split_at_mut(sp - 2);
-                    let c = &mut lo[sp - 3];
+                    // Entries sp - 2 and sp - 1 are stack[sp - 3] and stack[sp - 2].
+                    let (x, y) = (stack[sp - 3], stack[sp - 2]);
+                    let c = top(out, stack, sp - 3);
                     for l in 0..32 {
-                        c[l] = if c[l] != 0 { hi[0][l] } else { hi[1][l] };
+                        c[l] = if c[l] != 0 { x[l] } else { y[l] };
                     }
                     sp -= 2;
                 }
             }
         }
-        *out = stack[0];
         Ok(())
     }
+}
+
+/// Fuses each `Lane` or `Const` operand that a binary operator takes at
+/// once into the operator, so that evaluation does not copy it onto the
+/// stack. The operations and their order are unchanged.
+fn fuse(ops: Vec<Op>) -> Vec<Op> {
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    for op in ops {
+        match (out.last().copied(), op) {
+            // Only when something is below the operand: `Lane(s), Bin(b)`
+            // with a one-entry stack cannot occur in a valid expression.
+            (Some(Op::Lane(s)), Op::Bin(b)) if out.len() >= 2 => {
+                out.pop();
+                out.push(Op::BinLane(b, s));
+            }
+            (Some(Op::Const(v)), Op::Bin(b)) if out.len() >= 2 => {
+                out.pop();
+                out.push(Op::BinConst(b, v));
+            }
+            _ => out.push(op),
+        }
+    }
+    out
 }
 
 #[inline]

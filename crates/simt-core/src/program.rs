@@ -137,6 +137,12 @@ pub struct Program {
     pub block_dim: [u32; 3],
     /// Launch geometry.
     pub grid_dim: [u32; 3],
+    /// The built-in slots (threadIdx, blockIdx) some expression reads,
+    /// one bit per slot: a warp sets only these.
+    pub(crate) builtins_read: u32,
+    /// Whether some variable may be read before the warp writes it (the
+    /// kernel branches): a warp then starts with every variable zero.
+    pub(crate) zero_vars: bool,
 }
 
 /// Why a kernel does not compile.
@@ -179,7 +185,27 @@ impl Program {
             .map(|b| b.base + b.bytes)
             .max()
             .unwrap_or(0);
+        let mut builtins_read = 0u32;
+        let mut branches = false;
+        for op in &c.ops {
+            let mut note = |e: &Expr| {
+                for slot in e.lanes().filter(|&s| s < FIRST_VAR) {
+                    builtins_read |= 1 << slot;
+                }
+            };
+            match op {
+                OpKind::Set { expr, .. } => note(expr),
+                OpKind::Branch { cond, .. } => {
+                    branches = true;
+                    note(cond);
+                }
+                OpKind::Mem(m) => note(&m.addr),
+                OpKind::Jump { .. } | OpKind::Sync => {}
+            }
+        }
         Ok(Program {
+            builtins_read,
+            zero_vars: branches,
             ops: c.ops,
             sources: c.sources,
             buffers: env.buffers.to_vec(),

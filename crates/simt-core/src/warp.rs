@@ -173,10 +173,15 @@ pub struct ExecError {
 #[derive(Debug, Clone, Default)]
 pub struct Warp {
     /// Per-lane registers: built-ins first, then the kernel's variables.
+    /// Only the built-ins the kernel reads are set; a variable is zero
+    /// until written where the kernel branches, else it is always written
+    /// before it is read.
     pub regs: Vec<[i64; WARP_SIZE]>,
     stack: Vec<Entry>,
     executed: u64,
     all: u32,
+    block: [u32; 3],
+    warp_in_block: u32,
 }
 
 /// Per-thread scratch space reused across warps, so that stepping allocates nothing.
@@ -190,10 +195,14 @@ impl Warp {
     /// Prepares the warp `warp_in_block` of block `block` for `prog`.
     /// Returns false when the warp has no threads (cannot happen for valid geometry).
     pub fn reset(&mut self, prog: &Program, block: [u32; 3], warp_in_block: u32) -> bool {
-        self.regs.clear();
-        self.regs.resize(prog.n_regs, [0; WARP_SIZE]);
+        if self.regs.len() != prog.n_regs || prog.zero_vars {
+            self.regs.clear();
+            self.regs.resize(prog.n_regs, [0; WARP_SIZE]);
+        }
         self.stack.clear();
         self.executed = 0;
+        self.block = block;
+        self.warp_in_block = warp_in_block;
         let [bx, by, bz] = prog.block_dim;
         let threads = prog.threads_per_block();
         let first = warp_in_block * WARP_SIZE as u32;
@@ -203,23 +212,28 @@ impl Warp {
         } else {
             (1u32 << lanes) - 1
         };
-        let (x, rest) = self.regs.split_at_mut(SLOT_TID as usize + 1);
-        let tid_x = &mut x[SLOT_TID as usize];
-        if by == 1 && bz == 1 {
-            // One-dimensional blocks (the common case): no divisions.
-            for (lane, v) in tid_x.iter_mut().enumerate().take(lanes) {
-                *v = (first + lane as u32) as i64;
+        let read = |slot: u16| prog.builtins_read >> slot & 1 == 1;
+        for d in 0..3u16 {
+            if read(SLOT_TID + d) {
+                let r = &mut self.regs[(SLOT_TID + d) as usize];
+                for (lane, v) in r.iter_mut().enumerate() {
+                    // Lanes past the block's threads are never active.
+                    let t = first + lane as u32;
+                    *v = if lane >= lanes {
+                        0
+                    } else {
+                        match d {
+                        0 if by == 1 && bz == 1 => t,
+                        0 => t % bx,
+                        1 => (t / bx) % by,
+                            _ => t / (bx * by),
+                        }
+                    } as i64;
+                }
             }
-        } else {
-            for lane in 0..lanes {
-                let t = first + lane as u32;
-                tid_x[lane] = (t % bx) as i64;
-                rest[0][lane] = ((t / bx) % by) as i64;
-                rest[1][lane] = (t / (bx * by)) as i64;
+            if read(SLOT_BID + d) {
+                self.regs[(SLOT_BID + d) as usize] = [block[d as usize] as i64; WARP_SIZE];
             }
-        }
-        for (d, &b) in block.iter().enumerate() {
-            self.regs[SLOT_BID as usize + d] = [b as i64; WARP_SIZE];
         }
         self.stack.push(Entry {
             pc: 0,
@@ -246,6 +260,16 @@ impl Warp {
     /// The instruction the warp runs next, if any.
     pub fn next_pc(&self) -> Option<u32> {
         self.stack.last().map(|e| e.pc)
+    }
+
+    /// blockIdx of the warp's block.
+    pub fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    /// Index of the warp in its block.
+    pub fn warp_in_block(&self) -> u32 {
+        self.warp_in_block
     }
 
     /// Warp instructions executed so far.
