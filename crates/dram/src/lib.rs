@@ -209,6 +209,8 @@ struct Op {
 #[derive(Debug, Clone, Default)]
 struct Bank {
     ops: VecDeque<Op>,
+    /// The time up to which bookings have been forgotten.
+    advanced: u64,
 }
 
 /// Bookings of a bank a request may be placed between (a controller's
@@ -298,6 +300,10 @@ impl Bank {
     /// Forgets bookings that ended before `t`, keeping the latest of them
     /// (its row is the one open at `t`).
     fn advance(&mut self, t: u64) {
+        if t <= self.advanced {
+            return;
+        }
+        self.advanced = t;
         while self.ops.len() > 1 && self.ops[1].end <= t {
             self.ops.pop_front();
         }
@@ -319,6 +325,22 @@ struct Channel {
     /// Time writes waited for room in the write queue, ps.
     write_wait_ps: u64,
     busy_ps: u64,
+    /// The time up to which the channel's bookings have been forgotten.
+    advanced: u64,
+}
+
+impl Channel {
+    /// The channel, having forgotten its bookings (not its banks') before `t`.
+    #[inline]
+    fn catch_up(&mut self, t: u64) -> &mut Channel {
+        if self.advanced < t {
+            self.advanced = t;
+            self.bus.advance(t);
+            self.acts.advance(t);
+            self.reads_q.advance(t);
+        }
+        self
+    }
 }
 
 /// Counters of the DRAM system.
@@ -362,6 +384,10 @@ pub struct Dram {
     group_shift: u32,
     group_mask: u64,
     stats: DramStats,
+    /// The latest time given to [`Dram::advance`]: each channel and bank
+    /// forgets its bookings before it when it is next used (the same
+    /// bookings as forgetting them at once, without visiting every bank).
+    advanced: u64,
 }
 
 fn ps(ns: f64) -> u64 {
@@ -386,6 +412,7 @@ impl Dram {
             batch_at: 0,
             write_wait_ps: 0,
             busy_ps: 0,
+            advanced: 0,
         };
         Dram {
             ch: vec![ch; spec.channels as usize],
@@ -414,6 +441,7 @@ impl Dram {
             group_mask: spec.bank_groups as u64 - 1,
             spec,
             stats: DramStats::default(),
+            advanced: 0,
         }
     }
 
@@ -473,8 +501,16 @@ impl Dram {
         (channel as usize, bank as usize, row)
     }
 
+    /// Channel `c`, having forgotten its bookings before [`Dram::advance`]'s time.
+    #[inline]
+    fn channel(&mut self, c: usize) -> &mut Channel {
+        self.ch[c].catch_up(self.advanced)
+    }
+
     fn access_at(&mut self, (c, b, row): (usize, usize, u64), now: u64, write: bool) -> u64 {
-        let ch = &mut self.ch[c];
+        let t = self.advanced;
+        let ch = self.ch[c].catch_up(t);
+        ch.banks[b].advance(t);
         let (cas, hit, i) = ch.banks[b].book(row, now, &self.bank, &mut ch.acts, self.t_faw / 4);
         if hit {
             self.stats.row_hits += 1;
@@ -521,7 +557,7 @@ impl Dram {
                     if let Some((c, at)) = held {
                         self.ch[c].reads_q.release(at, end);
                     }
-                    let at = self.ch[m.0].reads_q.acquire(now);
+                    let at = self.channel(m.0).reads_q.acquire(now);
                     held = Some((m.0, at));
                     end = at;
                     at
@@ -557,7 +593,7 @@ impl Dram {
             let c = m.0;
             // Work ahead of this write: what the bus has booked, and the
             // writes queued but not yet issued.
-            let ahead = self.ch[c].bus.booked_within(now, 4 * window)
+            let ahead = self.channel(c).bus.booked_within(now, 4 * window)
                 + self.ch[c].writes.len() as u64 * self.burst;
             let mut at = now + ahead.saturating_sub(window);
             self.ch[c].write_wait_ps += at - now;
@@ -597,14 +633,7 @@ impl Dram {
     /// Forgets bookings before `t`: no request from now on arrives
     /// earlier.
     pub fn advance(&mut self, t: u64) {
-        for c in &mut self.ch {
-            c.bus.advance(t);
-            c.acts.advance(t);
-            c.reads_q.advance(t);
-            for b in &mut c.banks {
-                b.advance(t);
-            }
-        }
+        self.advanced = self.advanced.max(t);
     }
 
     /// Issues every queued write at `now` (the end of a kernel); returns
