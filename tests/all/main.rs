@@ -1,6 +1,7 @@
 //! End-to-end tests: one test binary, one module per concern.
 
 mod cli;
+mod functional;
 mod hostile;
 mod laws;
 mod plot;

@@ -5,6 +5,7 @@
 
 pub mod config_set;
 pub mod diag;
+pub mod functional;
 pub mod l2;
 pub mod noc;
 pub mod sample;

@@ -219,7 +219,11 @@ fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
 
 /// Coalesces `a` by the device's rule for its kind into `lines`; returns
 /// whether it is a load, and the rule.
-fn coalesce(dev: &DeviceSpec, a: &WarpAccess, lines: &mut Vec<LineRequest>) -> (bool, Rule) {
+pub(crate) fn coalesce(
+    dev: &DeviceSpec,
+    a: &WarpAccess,
+    lines: &mut Vec<LineRequest>,
+) -> (bool, Rule) {
     let is_load = a.kind == MemKind::Load;
     let rule = if is_load {
         dev.load_rule
@@ -238,7 +242,7 @@ fn coalesce(dev: &DeviceSpec, a: &WarpAccess, lines: &mut Vec<LineRequest>) -> (
 }
 
 /// Counts one shared-memory instruction's wavefronts.
-fn count_shared(c: &mut Counters, is_load: bool, w: lsu::Wavefronts) {
+pub(crate) fn count_shared(c: &mut Counters, is_load: bool, w: lsu::Wavefronts) {
     if is_load {
         c.shared_requests_ld += 1;
         c.shared_wavefronts_ld += w.wavefronts as u64;
@@ -251,7 +255,7 @@ fn count_shared(c: &mut Counters, is_load: bool, w: lsu::Wavefronts) {
 }
 
 /// The banks' passes for shared access `a`.
-fn shared_wavefronts(dev: &DeviceSpec, a: &WarpAccess) -> lsu::Wavefronts {
+pub(crate) fn shared_wavefronts(dev: &DeviceSpec, a: &WarpAccess) -> lsu::Wavefronts {
     dev.shared.banks().wavefronts(
         &lsu::Access {
             width: a.width,
@@ -272,7 +276,7 @@ fn barrier_mismatch(pc: u32, detail: String) -> ExecError {
 }
 
 /// Counts one coalesced memory instruction.
-fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
+pub(crate) fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
     let sum = lsu::summarize(lines);
     for k in 0..3 {
         c.transactions[k] += sum.transactions[k] as u64;
@@ -291,6 +295,18 @@ fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
 /// transactions, warp instructions), exact.
 /// Stops with [`SimError::Budget`] past `budget` warp instructions.
 pub fn count_functional(
+    dev: &DeviceSpec,
+    prog: &Program,
+    budget: u64,
+) -> Result<Counters, SimError> {
+    if let Some(c) = crate::functional::count_affine(dev, prog, budget)? {
+        return Ok(c);
+    }
+    count_each_warp(dev, prog, budget)
+}
+
+/// [`count_functional`] by running every warp of the grid.
+pub fn count_each_warp(
     dev: &DeviceSpec,
     prog: &Program,
     budget: u64,

@@ -619,7 +619,11 @@ impl Expr {
         }
         // Entry 0 of the stack is `out`, entry i > 0 is `stack[i - 1]`, so
         // the result needs no final copy.
-        fn top<'a>(out: &'a mut [i64; 32], stack: &'a mut [[i64; 32]], i: usize) -> &'a mut [i64; 32] {
+        fn top<'a>(
+            out: &'a mut [i64; 32],
+            stack: &'a mut [[i64; 32]],
+            i: usize,
+        ) -> &'a mut [i64; 32] {
             if i == 0 {
                 out
             } else {
@@ -656,7 +660,9 @@ impl Expr {
                     bin_lanes(b, a, c, mask)?;
                     sp -= 1;
                 }
-                Op::BinLane(b, s) => bin_lanes(b, top(out, stack, sp - 1), &regs[s as usize], mask)?,
+                Op::BinLane(b, s) => {
+                    bin_lanes(b, top(out, stack, sp - 1), &regs[s as usize], mask)?
+                }
                 Op::BinConst(b, v) => bin_lanes(b, top(out, stack, sp - 1), &[v; 32], mask)?,
                 Op::Select => {
                     // Entries sp - 2 and sp - 1 are stack[sp - 3] and stack[sp - 2].
@@ -694,6 +700,259 @@ fn fuse(ops: Vec<Op>) -> Vec<Op> {
         }
     }
     out
+}
+
+/// A per-lane value that is affine in the block index: lane `l` of the
+/// block at `b` holds `c[l] + k . b` (the same `k` in every lane).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Affine {
+    pub c: [i64; 32],
+    pub k: [i64; 3],
+}
+
+impl Affine {
+    pub const ZERO: Affine = Affine {
+        c: [0; 32],
+        k: [0; 3],
+    };
+
+    fn konst(&self) -> bool {
+        self.k == [0; 3]
+    }
+
+    /// Whether the value of every lane in `mask`, for every block of
+    /// `grid`, fits 64 bits; then no block computes it with an overflow.
+    pub fn fits(&self, mask: u32, grid: [u32; 3]) -> bool {
+        let (lo, hi) = self.range(grid);
+        (0..32).filter(|l| mask >> l & 1 == 1).all(|l| {
+            let c = self.c[l] as i128;
+            c + lo >= i64::MIN as i128 && c + hi <= i64::MAX as i128
+        })
+    }
+
+    /// Least and greatest of `k . b` over the grid.
+    pub fn range(&self, grid: [u32; 3]) -> (i128, i128) {
+        let (mut lo, mut hi) = (0i128, 0i128);
+        for d in 0..3 {
+            let x = self.k[d] as i128 * (grid[d].max(1) - 1) as i128;
+            lo += x.min(0);
+            hi += x.max(0);
+        }
+        (lo, hi)
+    }
+
+    /// The value of lanes in `mask` if it is the same in all of them.
+    fn uniform(&self, mask: u32) -> Option<i64> {
+        let first = mask.trailing_zeros() as usize;
+        let v = *self.c.get(first)?;
+        (0..32)
+            .filter(|l| mask >> l & 1 == 1)
+            .all(|l| self.c[l] == v)
+            .then_some(v)
+    }
+}
+
+fn affine_bin(b: BinOp, x: &Affine, y: &Affine, mask: u32, grid: [u32; 3]) -> Option<Affine> {
+    if x.konst() && y.konst() {
+        // As the warp computes it: the same in every block.
+        let mut c = x.c;
+        bin_lanes(b, &mut c, &y.c, mask).ok()?;
+        return Some(Affine { c, k: [0; 3] });
+    }
+    let mut r = Affine::ZERO;
+    match b {
+        BinOp::Add | BinOp::Sub => {
+            for l in 0..32 {
+                r.c[l] = if b == BinOp::Add {
+                    x.c[l].wrapping_add(y.c[l])
+                } else {
+                    x.c[l].wrapping_sub(y.c[l])
+                };
+            }
+            for d in 0..3 {
+                r.k[d] = if b == BinOp::Add {
+                    x.k[d].checked_add(y.k[d])?
+                } else {
+                    x.k[d].checked_sub(y.k[d])?
+                };
+            }
+            if (0..32).any(|l| {
+                mask >> l & 1 == 1 && {
+                    let e = if b == BinOp::Add {
+                        x.c[l] as i128 + y.c[l] as i128
+                    } else {
+                        x.c[l] as i128 - y.c[l] as i128
+                    };
+                    e != r.c[l] as i128
+                }
+            }) {
+                return None;
+            }
+        }
+        BinOp::Mul => {
+            // A lane-uniform factor that does not depend on the block.
+            let (u, v) = if x.konst() {
+                (x.uniform(mask)?, y)
+            } else if y.konst() {
+                (y.uniform(mask)?, x)
+            } else {
+                return None;
+            };
+            for l in 0..32 {
+                if mask >> l & 1 == 1 {
+                    r.c[l] = v.c[l].checked_mul(u)?;
+                }
+            }
+            for d in 0..3 {
+                r.k[d] = v.k[d].checked_mul(u)?;
+            }
+        }
+        BinOp::Div | BinOp::Rem => {
+            // By a positive constant that divides every block coefficient,
+            // of a value that is never negative: (c + k.b) / d = c / d + (k / d).b.
+            if !y.konst() {
+                return None;
+            }
+            let d = y.uniform(mask)?;
+            if d <= 0 || x.k.iter().any(|&k| k < 0 || k % d != 0) {
+                return None;
+            }
+            for l in 0..32 {
+                if mask >> l & 1 == 1 {
+                    if x.c[l] < 0 {
+                        return None;
+                    }
+                    r.c[l] = if b == BinOp::Div {
+                        x.c[l] / d
+                    } else {
+                        x.c[l] % d
+                    };
+                }
+            }
+            if b == BinOp::Div {
+                for i in 0..3 {
+                    r.k[i] = x.k[i] / d;
+                }
+            }
+        }
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+            // A comparison that comes out the same in every block (a bounds
+            // guard such as `i < n` that every block passes): from the range
+            // of x - y over the grid, exactly.
+            let (mut lo, mut hi) = (0i128, 0i128);
+            for d in 0..3 {
+                let k = x.k[d] as i128 - y.k[d] as i128;
+                let e = k * (grid[d].max(1) - 1) as i128;
+                lo += e.min(0);
+                hi += e.max(0);
+            }
+            for l in 0..32 {
+                if mask >> l & 1 == 0 {
+                    continue;
+                }
+                let c = x.c[l] as i128 - y.c[l] as i128;
+                let (lo, hi) = (c + lo, c + hi);
+                let always = |f: &dyn Fn(i128) -> bool| -> Option<bool> {
+                    match (f(lo), f(hi)) {
+                        (a, b) if a == b => Some(a),
+                        _ => None,
+                    }
+                };
+                let v = match b {
+                    BinOp::Lt => always(&|d| d < 0)?,
+                    BinOp::Le => always(&|d| d <= 0)?,
+                    BinOp::Gt => always(&|d| d > 0)?,
+                    BinOp::Ge => always(&|d| d >= 0)?,
+                    BinOp::Eq if lo == hi => lo == 0,
+                    BinOp::Eq | BinOp::Ne if lo > 0 || hi < 0 => b == BinOp::Ne,
+                    BinOp::Ne if lo == hi => lo != 0,
+                    _ => return None,
+                };
+                r.c[l] = v as i64;
+            }
+            return Some(r);
+        }
+        _ => return None,
+    }
+    r.fits(mask, grid).then_some(r)
+}
+
+impl Expr {
+    /// Evaluates with block-affine values (see [`Affine`]); `None` where
+    /// the result is not affine in the block index or some block would
+    /// fault computing it.
+    pub(crate) fn eval_affine(&self, regs: &[Affine], mask: u32, grid: [u32; 3]) -> Option<Affine> {
+        let mut st: Vec<Affine> = Vec::with_capacity(self.depth + 1);
+        for op in &self.ops {
+            match *op {
+                Op::Const(v) => st.push(Affine {
+                    c: [v; 32],
+                    k: [0; 3],
+                }),
+                Op::Lane(s) => st.push(regs[s as usize]),
+                Op::Un(u) => {
+                    let a = st.last_mut()?;
+                    if a.konst() {
+                        un_lanes(u, &mut a.c, mask).ok()?;
+                    } else if u == UnOp::Neg {
+                        for l in 0..32 {
+                            a.c[l] = a.c[l].wrapping_neg();
+                        }
+                        for d in 0..3 {
+                            a.k[d] = a.k[d].checked_neg()?;
+                        }
+                        if !a.fits(mask, grid) {
+                            return None;
+                        }
+                    } else {
+                        return None;
+                    }
+                }
+                Op::Bin(b) => {
+                    let y = st.pop()?;
+                    let x = st.pop()?;
+                    st.push(affine_bin(b, &x, &y, mask, grid)?);
+                }
+                Op::BinLane(b, s) => {
+                    let x = st.pop()?;
+                    st.push(affine_bin(b, &x, &regs[s as usize], mask, grid)?);
+                }
+                Op::BinConst(b, v) => {
+                    let x = st.pop()?;
+                    let y = Affine {
+                        c: [v; 32],
+                        k: [0; 3],
+                    };
+                    st.push(affine_bin(b, &x, &y, mask, grid)?);
+                }
+                Op::Select => {
+                    let y = st.pop()?;
+                    let x = st.pop()?;
+                    let c = st.pop()?;
+                    if !c.konst() {
+                        return None;
+                    }
+                    let pick = |l: usize| c.c[l] != 0;
+                    let lanes = (0..32).filter(|l| mask >> l & 1 == 1);
+                    let k = if x.k == y.k {
+                        x.k
+                    } else if lanes.clone().all(pick) {
+                        x.k
+                    } else if lanes.clone().all(|l| !pick(l)) {
+                        y.k
+                    } else {
+                        return None;
+                    };
+                    let mut r = Affine { c: [0; 32], k };
+                    for l in 0..32 {
+                        r.c[l] = if pick(l) { x.c[l] } else { y.c[l] };
+                    }
+                    st.push(r);
+                }
+            }
+        }
+        st.pop()
+    }
 }
 
 #[inline]

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod affine;
 pub mod data;
 pub mod expr;
 pub mod ir;

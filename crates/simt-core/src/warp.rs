@@ -223,9 +223,9 @@ impl Warp {
                         0
                     } else {
                         match d {
-                        0 if by == 1 && bz == 1 => t,
-                        0 => t % bx,
-                        1 => (t / bx) % by,
+                            0 if by == 1 && bz == 1 => t,
+                            0 => t % bx,
+                            1 => (t / bx) % by,
                             _ => t / (bx * by),
                         }
                     } as i64;

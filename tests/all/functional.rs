@@ -1,0 +1,66 @@
+//! The functional pass's shortcut for block-affine kernels
+//! (`engine::functional`) against running every warp.
+
+use super::{device, repo};
+
+/// Every shipped workload, on a Tesla, a Fermi and a Hopper device, at up
+/// to eight points of its sweep (1 MiB where it has `nMB`): the counts from
+/// one traced block are the counts of every warp, field for field; and
+/// the kernels the shortcut is for (offsets, strides, streams, transposes)
+/// take it.
+#[test]
+fn one_traced_block_counts_what_every_warp_counts() {
+    let mut names: Vec<String> = std::fs::read_dir(repo("workloads"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "ron").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    let mut traced = Vec::new();
+    for dev in ["c870", "c2050", "h200"].map(device) {
+        for name in &names {
+            let wl = super::workload(name);
+            let small: Vec<(String, Vec<i64>)> = wl
+                .workload
+                .params
+                .iter()
+                .filter(|p| p.name == "nMB")
+                .map(|p| (p.name.clone(), vec![1]))
+                .collect();
+            let points = wl.points(&small).unwrap();
+            let pick = points.len().div_ceil(8);
+            for point in points.iter().step_by(pick) {
+                let inst = wl.workload.instantiate(point).unwrap();
+                let prog = &inst.program;
+                if prog.blocks() * prog.threads_per_block() as u64 > 1 << 22 {
+                    continue;
+                }
+                let every = engine::sim::count_each_warp(&dev, prog, u64::MAX);
+                let short = engine::functional::count_affine(&dev, prog, u64::MAX);
+                match (every, short) {
+                    (Ok(e), Ok(Some(s))) => {
+                        assert_eq!(e, s, "{} {name} {point:?}", dev.name);
+                        traced.push(name.clone());
+                    }
+                    (_, Ok(None)) => {}
+                    (e, s) => panic!("{} {name} {point:?}: {e:?} against {s:?}", dev.name),
+                }
+            }
+        }
+    }
+    for name in [
+        "offset",
+        "stride",
+        "stream_copy",
+        "lines_st",
+        "transpose_tiled",
+        "clear_four",
+    ] {
+        assert!(
+            traced.iter().any(|t| t == name),
+            "{name} is block-affine and takes the shortcut"
+        );
+    }
+}
