@@ -19,3 +19,14 @@ r h200_lines_st configs/h200.ron workloads/lines_st.ron --set nMB=16 --set lines
 r h200_partial_store configs/h200.ron workloads/partial_store.ron --set k=4,32
 r h200_store_run configs/h200.ron workloads/store_run.ron --set k=1,4
 r h200_ilp_read configs/h200.ron workloads/ilp_read.ron --set nMB=32 --set u=1,8
+# Kernels with branches, loops, barriers, shared memory and loaded values.
+r h200_transpose_tiled configs/h200.ron workloads/transpose_tiled.ron --set n=1024,2048
+r h200_transpose_padded configs/h200.ron workloads/transpose_tiled_padded.ron --set n=1024
+r h200_transpose_naive configs/h200.ron workloads/transpose_naive.ron --set n=1024
+r h200_copy configs/h200.ron workloads/copy.ron --set n=1024
+r h200_clear_stride_loop configs/h200.ron workloads/clear_stride_loop.ron --set full=0,1
+r h200_clear_four configs/h200.ron workloads/clear_four.ron
+r h200_gather configs/h200.ron workloads/gather.ron --set n=1048576 --set w=32,1048576
+r h200_shared_bank configs/h200.ron workloads/shared_bank.ron --set width=4,8 --set stride=1,17
+r c2050_struct configs/c2050.ron workloads/struct_float3.ron
+r c1060_clear_four configs/c1060.ron workloads/clear_four.ron

@@ -81,6 +81,21 @@ fn add_times(c: &mut Counters, d: &Counters, n: u64) {
     c.shared_conflicts_st += n * d.shared_conflicts_st;
 }
 
+/// Every warp of a block traced ([`simt_core::affine::trace`]), or `None`
+/// where one is not block-affine or the warps of a block reach different
+/// barriers.
+pub fn block_traces(prog: &Program) -> Option<Vec<AffineTrace>> {
+    let mut traces: Vec<AffineTrace> = Vec::with_capacity(prog.warps_per_block() as usize);
+    for w in 0..prog.warps_per_block() {
+        let t = trace(prog, w)?;
+        if traces.first().is_some_and(|f| f.barriers != t.barriers) {
+            return None;
+        }
+        traces.push(t);
+    }
+    Some(traces)
+}
+
 /// The functional pass's counts for the whole grid from one traced block,
 /// or `Ok(None)` where the kernel is not block-affine (or a block would
 /// fault, or the warps of a block reach different barriers): then every
@@ -91,17 +106,9 @@ pub fn count_affine(
     budget: u64,
 ) -> Result<Option<Counters>, SimError> {
     let blocks = prog.blocks();
-    let warps = prog.warps_per_block();
-    let mut traces: Vec<AffineTrace> = Vec::with_capacity(warps as usize);
-    for w in 0..warps {
-        let Some(t) = trace(prog, w) else {
-            return Ok(None);
-        };
-        if traces.first().is_some_and(|f| f.barriers != t.barriers) {
-            return Ok(None);
-        }
-        traces.push(t);
-    }
+    let Some(traces) = block_traces(prog) else {
+        return Ok(None);
+    };
     let per_block: u64 = traces.iter().map(|t| t.instructions).sum();
     let total = per_block.checked_mul(blocks);
     if total.is_none_or(|n| n > budget) {

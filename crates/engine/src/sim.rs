@@ -37,6 +37,7 @@ use crate::spec::DeviceSpec;
 use crate::Counters;
 use dram::Dram;
 use lsu::{LineRequest, Rule};
+use simt_core::affine::{AffineTrace, TracedStep};
 use simt_core::{
     ExecError, ExecFault, MemKind, MemSpace, Program, Scratch, Step, Warp, WarpAccess,
 };
@@ -55,6 +56,17 @@ struct Slot {
     reg_ready: [u64; 32],
     pending: Option<WarpAccess>,
     done: bool,
+    /// Where the kernel is block-affine: the warp replays its traced
+    /// instructions instead of executing (the same steps and addresses).
+    replay: Option<Replay>,
+}
+
+/// A warp's place in its block's trace ([`simt_core::affine`]).
+#[derive(Debug, Clone, Copy)]
+struct Replay {
+    warp: u32,
+    cursor: u32,
+    block: [u32; 3],
 }
 
 #[derive(Debug, Clone, Default)]
@@ -193,6 +205,9 @@ pub struct Simulation<'a> {
     retired_blocks: u64,
     sampler: Option<Sampler>,
     steady: Option<Steady>,
+    /// Each warp of a block, traced, where the kernel is block-affine
+    /// (else empty: warps execute).
+    traces: Vec<AffineTrace>,
 }
 
 /// blockIdx of the `b`-th block of `prog`'s grid (x fastest).
@@ -429,6 +444,7 @@ impl<'a> Simulation<'a> {
             retired_blocks: 0,
             sampler: None,
             steady: None,
+            traces: Vec::new(),
         }
     }
 
@@ -520,6 +536,7 @@ impl<'a> Simulation<'a> {
             self.sampler = Some(Sampler::new(wave, need_turnover));
             exact = Some(c);
         }
+        self.traces = crate::functional::block_traces(self.prog).unwrap_or_default();
         // First wave: round-robin over SMs.
         'fill: for _ in 0..per_sm {
             for sm in 0..self.dev.sm.count {
@@ -580,7 +597,16 @@ impl<'a> Simulation<'a> {
                 }
             };
             let s = &mut self.slots[id as usize];
-            s.warp.reset(self.prog, idx, w);
+            if self.traces.is_empty() {
+                s.warp.reset(self.prog, idx, w);
+                s.replay = None;
+            } else {
+                s.replay = Some(Replay {
+                    warp: w,
+                    cursor: 0,
+                    block: idx,
+                });
+            }
             s.sm = sm;
             s.block = bid;
             s.start = at;
@@ -673,7 +699,17 @@ impl<'a> Simulation<'a> {
                         // An instruction that computes with a loaded value
                         // waits for it.
                         let s = &mut self.slots[id as usize];
-                        let mut m = s.warp.next_waits(self.prog);
+                        let mut m = match &s.replay {
+                            Some(r) => self.traces[r.warp as usize]
+                                .steps
+                                .get(r.cursor as usize)
+                                .map_or(0, |x| match *x {
+                                    TracedStep::Alu { pc }
+                                    | TracedStep::Sync { pc }
+                                    | TracedStep::Mem { pc, .. } => self.prog.waits(pc),
+                                }),
+                            None => s.warp.next_waits(self.prog),
+                        };
                         let mut ready = 0;
                         while m != 0 {
                             ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
@@ -685,13 +721,26 @@ impl<'a> Simulation<'a> {
                         }
                     }
                     let mut a = WarpAccess::default();
-                    let step =
-                        self.slots[id as usize]
-                            .warp
-                            .step(self.prog, &mut self.scratch, &mut a);
-                    let step = match step {
-                        Ok(x) => x,
-                        Err(e) => return Err(self.fault(id, e)),
+                    let s = &mut self.slots[id as usize];
+                    let step = match &mut s.replay {
+                        Some(r) => {
+                            let tr = &self.traces[r.warp as usize];
+                            let x = tr.steps.get(r.cursor as usize).copied();
+                            r.cursor += 1;
+                            match x {
+                                None => Step::Done,
+                                Some(TracedStep::Alu { .. }) => Step::Alu,
+                                Some(TracedStep::Sync { .. }) => Step::Sync,
+                                Some(TracedStep::Mem { access, .. }) => {
+                                    tr.accesses[access as usize].at(r.block, &mut a);
+                                    Step::Mem
+                                }
+                            }
+                        }
+                        None => match s.warp.step(self.prog, &mut self.scratch, &mut a) {
+                            Ok(x) => x,
+                            Err(e) => return Err(self.fault(id, e)),
+                        },
                     };
                     let s = &mut self.slots[id as usize];
                     match step {
@@ -713,7 +762,15 @@ impl<'a> Simulation<'a> {
                                 return Err(SimError::Budget(self.budget));
                             }
                             let s = &self.slots[id as usize];
-                            let pc = s.warp.next_pc().unwrap_or(0).saturating_sub(1);
+                            let pc = match &s.replay {
+                                Some(r) => match self.traces[r.warp as usize].steps
+                                    [r.cursor as usize - 1]
+                                {
+                                    TracedStep::Sync { pc } => pc,
+                                    _ => unreachable!("a barrier step"),
+                                },
+                                None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
+                            };
                             let issued = self.sms[s.sm as usize].issue(t);
                             return self.arrive(id, pc, issued);
                         }

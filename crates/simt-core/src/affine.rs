@@ -32,11 +32,50 @@ pub struct AffineAccess {
     pub step: [i64; 3],
 }
 
+impl AffineAccess {
+    /// The access as block `b` makes it.
+    pub fn at(&self, b: [u32; 3], out: &mut WarpAccess) {
+        out.clone_from(&self.access);
+        let shift = (0..3).fold(0i64, |s, d| {
+            s.wrapping_add(self.step[d].wrapping_mul(b[d] as i64))
+        });
+        for l in 0..WARP_SIZE {
+            if out.mask >> l & 1 == 1 {
+                out.addrs[l] = out.addrs[l].wrapping_add(shift as u64);
+            }
+        }
+    }
+}
+
+/// One instruction of a traced warp, as [`crate::Warp::step`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TracedStep {
+    /// Arithmetic or a branch, at op `pc`.
+    Alu {
+        /// Op index.
+        pc: u32,
+    },
+    /// A barrier at op `pc`.
+    Sync {
+        /// Op index.
+        pc: u32,
+    },
+    /// Memory instruction number `access` of [`AffineTrace::accesses`], at op `pc`.
+    Mem {
+        /// Op index.
+        pc: u32,
+        /// Index into the accesses.
+        access: u32,
+    },
+}
+
 /// A warp's execution in every block of the grid.
 #[derive(Debug, Clone, Default)]
 pub struct AffineTrace {
     /// Warp instructions executed (in each block).
     pub instructions: u64,
+    /// Every instruction, in order.
+    pub steps: Vec<TracedStep>,
     /// The op index of each barrier reached, in order.
     pub barriers: Vec<u32>,
     /// The memory instructions, in order.
@@ -113,6 +152,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                         r.c[l] = v.c[l];
                     }
                 }
+                out.steps.push(TracedStep::Alu { pc });
                 stack[last].pc += 1;
             }
             OpKind::Sync => {
@@ -120,9 +160,13 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                     return None;
                 }
                 out.barriers.push(pc);
+                out.steps.push(TracedStep::Sync { pc });
                 stack[last].pc += 1;
             }
-            OpKind::Jump { pc: target } => stack[last].pc = *target,
+            OpKind::Jump { pc: target } => {
+                out.steps.push(TracedStep::Alu { pc });
+                stack[last].pc = *target;
+            }
             OpKind::Branch {
                 cond,
                 else_pc,
@@ -132,6 +176,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                 if v.k != [0; 3] {
                     return None;
                 }
+                out.steps.push(TracedStep::Alu { pc });
                 let mut taken = 0u32;
                 for l in 0..WARP_SIZE {
                     taken |= ((v.c[l] != 0) as u32) << l;
@@ -203,6 +248,10 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                 acc.pc = pc;
                 acc.dst = m.dst;
                 acc.srcs = m.srcs;
+                out.steps.push(TracedStep::Mem {
+                    pc,
+                    access: out.accesses.len() as u32,
+                });
                 out.accesses.push(AffineAccess { access: acc, step });
                 stack[last].pc += 1;
             }

@@ -238,6 +238,11 @@ impl Program {
         }
     }
 
+    /// The data registers (loads in flight) op `pc` waits for, as a mask.
+    pub fn waits(&self, pc: u32) -> u32 {
+        self.waits.get(pc as usize).copied().unwrap_or(0)
+    }
+
     /// Threads per block.
     pub fn threads_per_block(&self) -> u32 {
         self.block_dim.iter().product()
