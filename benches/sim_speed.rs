@@ -29,6 +29,10 @@
 //!   (`Sampling::Off`) on one thread: `thrpt` is simulated L1 sectors per
 //!   second of host time, per core. The setup prints each point's slowdown
 //!   (host time over the simulated kernel time).
+//! * `functional_pass/h200_offset_64mib/{traced,each_warp}`: the counts
+//!   without the timed model (what a sampled run spends on the blocks it
+//!   does not time), from one traced block and warp by warp; `thrpt` is
+//!   simulated warps per second on one thread.
 //! * `h200_256mib/stride2_{sampled,full}`: one point of seed 002's large
 //!   curves on the H200 on one thread, sampled and timed whole.
 //! * `h200_stride_sweep/stride_nMB4_elem4`: the h200 stride sweep (stride
@@ -305,9 +309,43 @@ fn h200_256mib(c: &mut Criterion) {
     g.finish();
 }
 
+/// The functional pass (counts without the timed model, what a sampled
+/// run spends on the blocks it does not time), throughput in simulated
+/// warps per second on one thread: seed 002's offset kernel at 64 MiB on
+/// the H200 (524,288 warps), counted from one traced block
+/// (`engine::functional`) and warp by warp.
+fn functional_pass(c: &mut Criterion) {
+    let mut g = c.benchmark_group("functional_pass");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    let dev = device("h200");
+    let wl = workload("offset");
+    let pts = points(
+        &wl,
+        &[("nMB", vec![64]), ("elem", vec![4]), ("offset", vec![1])],
+    );
+    let inst = wl.workload.instantiate(&pts[0]).unwrap();
+    let prog = &inst.program;
+    let warps = prog.blocks() * prog.warps_per_block() as u64;
+    g.throughput(Throughput::Elements(warps));
+    if !filtered_out("functional_pass/h200_offset_64mib/traced") {
+        g.bench_function("h200_offset_64mib/traced", |b| {
+            b.iter(|| black_box(engine::sim::count_functional(&dev, prog, u64::MAX).unwrap()))
+        });
+    }
+    if !filtered_out("functional_pass/h200_offset_64mib/each_warp") {
+        g.bench_function("h200_offset_64mib/each_warp", |b| {
+            b.iter(|| black_box(engine::sim::count_each_warp(&dev, prog, u64::MAX).unwrap()))
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     warp_instructions,
+    functional_pass,
     sectors_per_second,
     seed_reproduction,
     h200_stride_sweep,

@@ -22,6 +22,9 @@ use std::collections::BTreeMap;
 /// lines; 32 banks of 8 bytes).
 pub const PERIOD: u64 = 4096;
 
+/// Memory instructions a block's traces may hold at most.
+const MAX_BLOCK_ACCESSES: usize = 1 << 16;
+
 /// Residues at most (per access): beyond this the grid is counted warp by
 /// warp.
 const MAX_RESIDUES: usize = 1 << 12;
@@ -86,8 +89,14 @@ fn add_times(c: &mut Counters, d: &Counters, n: u64) {
 /// barriers.
 pub fn block_traces(prog: &Program) -> Option<Vec<AffineTrace>> {
     let mut traces: Vec<AffineTrace> = Vec::with_capacity(prog.warps_per_block() as usize);
+    let mut accesses = 0usize;
     for w in 0..prog.warps_per_block() {
         let t = trace(prog, w)?;
+        // A block's traces hold at most this many accesses (about 20 MB).
+        accesses += t.accesses.len();
+        if accesses > MAX_BLOCK_ACCESSES {
+            return None;
+        }
         if traces.first().is_some_and(|f| f.barriers != t.barriers) {
             return None;
         }

@@ -763,11 +763,12 @@ impl<'a> Simulation<'a> {
                             }
                             let s = &self.slots[id as usize];
                             let pc = match &s.replay {
-                                Some(r) => match self.traces[r.warp as usize].steps
-                                    [r.cursor as usize - 1]
+                                Some(r) => match self.traces[r.warp as usize]
+                                    .steps
+                                    .get((r.cursor as usize).wrapping_sub(1))
                                 {
-                                    TracedStep::Sync { pc } => pc,
-                                    _ => unreachable!("a barrier step"),
+                                    Some(TracedStep::Sync { pc }) => *pc,
+                                    _ => 0,
                                 },
                                 None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
                             };

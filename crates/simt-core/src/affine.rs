@@ -82,6 +82,10 @@ pub struct AffineTrace {
     pub accesses: Vec<AffineAccess>,
 }
 
+/// Steps one trace may hold at most (a warp that loops longer is run, not
+/// traced: its trace would cost more memory than running it).
+pub const MAX_STEPS: usize = 1 << 16;
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     pc: u32,
@@ -133,7 +137,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
             continue;
         };
         out.instructions += 1;
-        if out.instructions > MAX_WARP_INSTRUCTIONS {
+        if out.instructions > MAX_WARP_INSTRUCTIONS || out.steps.len() >= MAX_STEPS {
             return None;
         }
         let mask = top.mask;
