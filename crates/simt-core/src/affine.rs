@@ -21,7 +21,7 @@
 
 use crate::expr::Affine;
 use crate::program::{OpKind, Program, SLOT_BID, SLOT_TID};
-use crate::warp::{WarpAccess, MAX_WARP_INSTRUCTIONS, WARP_SIZE};
+use crate::warp::{branch, Entry, WarpAccess, MAX_WARP_INSTRUCTIONS, WARP_SIZE};
 
 /// One memory instruction of a traced warp.
 #[derive(Debug, Clone)]
@@ -86,37 +86,21 @@ pub struct AffineTrace {
 /// traced: its trace would cost more memory than running it).
 pub const MAX_STEPS: usize = 1 << 16;
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    pc: u32,
-    rpc: u32,
-    mask: u32,
-}
-
 /// Traces warp `warp_in_block` of `prog` for every block of its grid (see
 /// the module doc); `None` where that is not possible.
 pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
     let grid = prog.grid_dim;
-    let [bx, by, bz] = prog.block_dim;
-    let threads = prog.threads_per_block();
-    let first = warp_in_block * WARP_SIZE as u32;
-    let lanes = threads.saturating_sub(first).min(WARP_SIZE as u32) as usize;
-    let all = if lanes == WARP_SIZE {
-        u32::MAX
-    } else {
-        (1u32 << lanes).checked_sub(1)?
-    };
+    let (first, lanes, all) = prog.warp_lanes(warp_in_block);
     if all == 0 {
         return None;
     }
     let mut regs = vec![Affine::ZERO; prog.n_regs];
     for lane in 0..lanes {
-        let t = first + lane as u32;
-        regs[SLOT_TID as usize].c[lane] = (t % bx) as i64;
-        regs[SLOT_TID as usize + 1].c[lane] = ((t / bx) % by) as i64;
-        regs[SLOT_TID as usize + 2].c[lane] = (t / (bx * by)) as i64;
+        let idx = prog.thread_index(first + lane as u32);
+        for d in 0..3 {
+            regs[SLOT_TID as usize + d].c[lane] = idx[d] as i64;
+        }
     }
-    let _ = bz;
     for d in 0..3 {
         regs[SLOT_BID as usize + d].k[d] = 1;
     }
@@ -185,31 +169,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                 for l in 0..WARP_SIZE {
                     taken |= ((v.c[l] != 0) as u32) << l;
                 }
-                taken &= mask;
-                let not_taken = mask & !taken;
-                let e = &mut stack[last];
-                if taken == 0 {
-                    e.pc = *else_pc;
-                } else if not_taken == 0 {
-                    e.pc += 1;
-                } else if e.rpc == *reconv_pc && *else_pc == *reconv_pc {
-                    e.pc += 1;
-                    e.mask = taken;
-                } else {
-                    e.pc = *reconv_pc;
-                    if *else_pc != *reconv_pc {
-                        stack.push(Entry {
-                            pc: *else_pc,
-                            rpc: *reconv_pc,
-                            mask: not_taken,
-                        });
-                    }
-                    stack.push(Entry {
-                        pc: pc + 1,
-                        rpc: *reconv_pc,
-                        mask: taken,
-                    });
-                }
+                branch(&mut stack, pc, taken & mask, *else_pc, *reconv_pc);
             }
             OpKind::Mem(m) => {
                 if m.value_slot.is_some() {
@@ -245,13 +205,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                     }
                     acc.addrs[l] = addr;
                 }
-                acc.kind = m.kind;
-                acc.space = m.space;
-                acc.width = m.width;
-                acc.mask = mask;
-                acc.pc = pc;
-                acc.dst = m.dst;
-                acc.srcs = m.srcs;
+                m.describe(pc, mask, &mut acc);
                 out.steps.push(TracedStep::Mem {
                     pc,
                     access: out.accesses.len() as u32,

@@ -732,13 +732,7 @@ impl Affine {
 
     /// Least and greatest of `k . b` over the grid.
     pub fn range(&self, grid: [u32; 3]) -> (i128, i128) {
-        let (mut lo, mut hi) = (0i128, 0i128);
-        for d in 0..3 {
-            let x = self.k[d] as i128 * (grid[d].max(1) - 1) as i128;
-            lo += x.min(0);
-            hi += x.max(0);
-        }
-        (lo, hi)
+        grid_range(self.k.map(|k| k as i128), grid)
     }
 
     /// The value of lanes in `mask` if it is the same in all of them.
@@ -750,6 +744,14 @@ impl Affine {
             .all(|l| self.c[l] == v)
             .then_some(v)
     }
+}
+
+/// Least and greatest of `k . b` over the blocks `b` of `grid`.
+fn grid_range(k: [i128; 3], grid: [u32; 3]) -> (i128, i128) {
+    k.iter().zip(grid).fold((0, 0), |(lo, hi), (&k, g)| {
+        let x = k * (g.max(1) - 1) as i128;
+        (lo + x.min(0), hi + x.max(0))
+    })
 }
 
 fn affine_bin(b: BinOp, x: &Affine, y: &Affine, mask: u32, grid: [u32; 3]) -> Option<Affine> {
@@ -839,13 +841,7 @@ fn affine_bin(b: BinOp, x: &Affine, y: &Affine, mask: u32, grid: [u32; 3]) -> Op
             // A comparison that comes out the same in every block (a bounds
             // guard such as `i < n` that every block passes): from the range
             // of x - y over the grid, exactly.
-            let (mut lo, mut hi) = (0i128, 0i128);
-            for d in 0..3 {
-                let k = x.k[d] as i128 - y.k[d] as i128;
-                let e = k * (grid[d].max(1) - 1) as i128;
-                lo += e.min(0);
-                hi += e.max(0);
-            }
+            let (lo, hi) = grid_range([0, 1, 2].map(|d| x.k[d] as i128 - y.k[d] as i128), grid);
             for l in 0..32 {
                 if mask >> l & 1 == 0 {
                     continue;
@@ -934,9 +930,7 @@ impl Expr {
                     }
                     let pick = |l: usize| c.c[l] != 0;
                     let lanes = (0..32).filter(|l| mask >> l & 1 == 1);
-                    let k = if x.k == y.k {
-                        x.k
-                    } else if lanes.clone().all(pick) {
+                    let k = if x.k == y.k || lanes.clone().all(pick) {
                         x.k
                     } else if lanes.clone().all(|l| !pick(l)) {
                         y.k

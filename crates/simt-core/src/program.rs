@@ -104,6 +104,20 @@ pub struct MemOp {
     pub(crate) value_slot: Option<u16>,
 }
 
+impl MemOp {
+    /// Fills in `acc` what the instruction at op `pc`, run by lanes `mask`,
+    /// says besides its addresses.
+    pub(crate) fn describe(&self, pc: u32, mask: u32, acc: &mut crate::WarpAccess) {
+        acc.kind = self.kind;
+        acc.space = self.space;
+        acc.width = self.width;
+        acc.mask = mask;
+        acc.pc = pc;
+        acc.dst = self.dst;
+        acc.srcs = self.srcs;
+    }
+}
+
 /// Where an instruction came from, for diagnostics and `explain`.
 #[derive(Debug, Clone)]
 pub struct OpSource {
@@ -241,6 +255,25 @@ impl Program {
     /// The data registers (loads in flight) op `pc` waits for, as a mask.
     pub fn waits(&self, pc: u32) -> u32 {
         self.waits.get(pc as usize).copied().unwrap_or(0)
+    }
+
+    /// Warp `w` of a block: its first thread, its number of threads and
+    /// their mask (0 for a warp past the block's threads).
+    pub(crate) fn warp_lanes(&self, w: u32) -> (u32, usize, u32) {
+        let first = w.saturating_mul(32);
+        let lanes = self.threads_per_block().saturating_sub(first).min(32) as usize;
+        let mask = if lanes == 32 {
+            u32::MAX
+        } else {
+            (1u32 << lanes) - 1
+        };
+        (first, lanes, mask)
+    }
+
+    /// threadIdx.x, .y, .z of thread `t` of a block.
+    pub(crate) fn thread_index(&self, t: u32) -> [u32; 3] {
+        let [bx, by, _] = self.block_dim;
+        [t % bx, (t / bx) % by, t / (bx * by)]
     }
 
     /// Threads per block.

@@ -11,11 +11,47 @@ pub const WARP_SIZE: usize = 32;
 /// treated as a runaway loop.
 pub const MAX_WARP_INSTRUCTIONS: u64 = 1 << 26;
 
+/// An entry of the SIMT stack: lanes `mask` run from `pc` until they
+/// reach `rpc`, their reconvergence point.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    pc: u32,
-    rpc: u32,
-    mask: u32,
+pub(crate) struct Entry {
+    pub pc: u32,
+    pub rpc: u32,
+    pub mask: u32,
+}
+
+/// The branch at op `pc` of the top entry of `stack`: lanes `taken` (of
+/// the entry's) go to `pc + 1`, the others to `else_pc`, and all meet at
+/// `reconv_pc`.
+pub(crate) fn branch(stack: &mut Vec<Entry>, pc: u32, taken: u32, else_pc: u32, reconv_pc: u32) {
+    let Some(e) = stack.last_mut() else {
+        return;
+    };
+    let not_taken = e.mask & !taken;
+    if taken == 0 {
+        e.pc = else_pc;
+    } else if not_taken == 0 {
+        e.pc += 1;
+    } else if e.rpc == reconv_pc && else_pc == reconv_pc {
+        // Another trip of a loop whose exit is already on the stack: the
+        // leaving lanes wait there.
+        e.pc += 1;
+        e.mask = taken;
+    } else {
+        e.pc = reconv_pc;
+        if else_pc != reconv_pc {
+            stack.push(Entry {
+                pc: else_pc,
+                rpc: reconv_pc,
+                mask: not_taken,
+            });
+        }
+        stack.push(Entry {
+            pc: pc + 1,
+            rpc: reconv_pc,
+            mask: taken,
+        });
+    }
 }
 
 /// The addresses of one warp-wide memory instruction.
@@ -203,15 +239,8 @@ impl Warp {
         self.executed = 0;
         self.block = block;
         self.warp_in_block = warp_in_block;
-        let [bx, by, bz] = prog.block_dim;
-        let threads = prog.threads_per_block();
-        let first = warp_in_block * WARP_SIZE as u32;
-        let lanes = threads.saturating_sub(first).min(WARP_SIZE as u32) as usize;
-        let mask = if lanes == WARP_SIZE {
-            u32::MAX
-        } else {
-            (1u32 << lanes) - 1
-        };
+        let [_, by, bz] = prog.block_dim;
+        let (first, lanes, mask) = prog.warp_lanes(warp_in_block);
         let read = |slot: u16| prog.builtins_read >> slot & 1 == 1;
         for d in 0..3u16 {
             if read(SLOT_TID + d) {
@@ -221,13 +250,11 @@ impl Warp {
                     let t = first + lane as u32;
                     *v = if lane >= lanes {
                         0
+                    } else if d == 0 && by == 1 && bz == 1 {
+                        // One-dimensional blocks (the common case): no divisions.
+                        t
                     } else {
-                        match d {
-                            0 if by == 1 && bz == 1 => t,
-                            0 => t % bx,
-                            1 => (t / bx) % by,
-                            _ => t / (bx * by),
-                        }
+                        prog.thread_index(t)[d as usize]
                     } as i64;
                 }
             }
@@ -357,33 +384,7 @@ impl Warp {
                     for l in 0..WARP_SIZE {
                         taken |= ((scratch.tmp[l] != 0) as u32) << l;
                     }
-                    taken &= mask;
-                    let not_taken = mask & !taken;
-                    let e = &mut self.stack[last];
-                    if taken == 0 {
-                        e.pc = *else_pc;
-                    } else if not_taken == 0 {
-                        e.pc += 1;
-                    } else if e.rpc == *reconv_pc && *else_pc == *reconv_pc {
-                        // Another trip of a loop whose exit is already on the
-                        // stack: the leaving lanes wait there.
-                        e.pc += 1;
-                        e.mask = taken;
-                    } else {
-                        e.pc = *reconv_pc;
-                        if *else_pc != *reconv_pc {
-                            self.stack.push(Entry {
-                                pc: *else_pc,
-                                rpc: *reconv_pc,
-                                mask: not_taken,
-                            });
-                        }
-                        self.stack.push(Entry {
-                            pc: pc + 1,
-                            rpc: *reconv_pc,
-                            mask: taken,
-                        });
-                    }
+                    branch(&mut self.stack, pc, taken & mask, *else_pc, *reconv_pc);
                     return Ok(Step::Alu);
                 }
                 OpKind::Mem(m) => {
@@ -438,13 +439,7 @@ impl Warp {
                             }
                         }
                     }
-                    acc.kind = m.kind;
-                    acc.space = m.space;
-                    acc.width = m.width;
-                    acc.mask = mask;
-                    acc.pc = pc;
-                    acc.dst = m.dst;
-                    acc.srcs = m.srcs;
+                    m.describe(pc, mask, acc);
                     self.stack[last].pc += 1;
                     return Ok(Step::Mem);
                 }
