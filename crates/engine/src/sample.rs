@@ -24,7 +24,15 @@
 //! ```
 //!
 //! `s_a`, `s_b` are the halves' rates and `sd` the spread of retirement
-//! times about the line (where the sample's own end may fall). Counters
+//! times about the line (where the sample's own end may fall).
+//!
+//! A kernel ends when its work has drained, not when its last block
+//! retires: stores are acknowledged before the DRAM writes them. So each
+//! wave also records the latest completion the units (interconnect, L2,
+//! DRAM) have booked, and where that frontier moves faster per block than
+//! the retirements (a DRAM falling further behind the stores), its rate is
+//! `s`, its halves must agree in the same way, and its halves give the
+//! error. Counters
 //! are carried over on the sectors issued, which the functional pass
 //! counts exactly, rather than on blocks, which retire in bursts. Counts
 //! that do not depend on time (requests, sectors, transactions, warp
@@ -92,6 +100,11 @@ pub const BASIS: usize = SNAP;
 pub struct Mark {
     /// When the wave's last block retired, ps.
     pub t: u64,
+    /// The latest completion any unit (interconnect, L2, DRAM) has booked
+    /// by then, ps: where the work handed to the units ends, which runs
+    /// ahead of the retirements when the units fall behind (stores that a
+    /// full DRAM will write later).
+    pub work: u64,
     /// Counters then (see [`SNAP`]), and the sectors issued ([`BASIS`]).
     pub c: [u64; SNAP + 1],
 }
@@ -224,6 +237,23 @@ impl Sampler {
         if s <= 0.0 || (sa - sb).abs() > TOLERANCE * s {
             return None;
         }
+        // The units' work: a kernel ends when its work has drained, so where
+        // the work booked per block outruns the retirements, that is the
+        // rate, and it must have settled too.
+        let work: Vec<u64> = self.marks[a..=n].iter().map(|m| m.work).collect();
+        let per = self.wave as f64;
+        let (wa, _, _) = slope(&work[..=half]);
+        let (wb, _, _) = slope(&work[half..]);
+        let (ws, wse, _) = slope(&work);
+        let (wa, wb, ws, wse) = (wa / per, wb / per, ws / per, wse / per);
+        let (rate, err) = if ws > s {
+            if (wa - wb).abs() > TOLERANCE * ws {
+                return None;
+            }
+            (ws, (wa - wb).abs().max(2.0 * wse) + TOLERANCE * ws)
+        } else {
+            (s, (sa - sb).abs().max(2.0 * se) + TOLERANCE * s)
+        };
         let first = self.marks[a];
         let basis = (m.c[BASIS] - first.c[BASIS]).max(1) as f64;
         let mut per_sector = [0.0; SNAP];
@@ -231,10 +261,10 @@ impl Sampler {
             *v = (m.c[k] - first.c[k]) as f64 / basis;
         }
         Some(Steady {
-            block_ps: s,
+            block_ps: rate,
             // The halves agree within the tolerance; the rest may drift as
             // far again.
-            block_err_ps: (sa - sb).abs().max(2.0 * se) + TOLERANCE * s,
+            block_err_ps: err,
             end_err_ps: 2.0 * sd,
             per_sector,
         })
@@ -271,6 +301,7 @@ mod tests {
             if s.block_done(t) {
                 let m = Mark {
                     t,
+                    work: t,
                     c: [3 * (i + 1), 0, 0, 0, 0, 0, 2 * (i + 1)],
                 };
                 if let Some(st) = s.wave_done(m, false) {
@@ -305,6 +336,31 @@ mod tests {
     }
 
     #[test]
+    fn work_that_outruns_the_retirements_sets_the_rate() {
+        // Blocks retire every 100 ps, but each books 250 ps of DRAM work
+        // (stores acknowledged before they are written): the kernel ends
+        // with the work, so the rate is 250 ps per block.
+        let mut s = Sampler::new(10, false);
+        let mut found = None;
+        for i in 0..60 * 10u64 {
+            let t = 100 * (i + 1);
+            if s.block_done(t) {
+                let m = Mark {
+                    t,
+                    work: 250 * (i + 1),
+                    c: [0, 0, 0, 0, 0, 0, i + 1],
+                };
+                if let Some(st) = s.wave_done(m, false) {
+                    found = Some(st);
+                    break;
+                }
+            }
+        }
+        let st = found.expect("settled");
+        assert!((st.block_ps - 250.0).abs() < 1.0, "{st:?}");
+    }
+
+    #[test]
     fn a_drifting_rate_does_not_settle() {
         let mut s = Sampler::new(4, false);
         // Each block takes 1% longer than the one before.
@@ -319,6 +375,7 @@ mod tests {
             s.wave_done(
                 Mark {
                     t: 100 * i,
+                    work: 100 * i,
                     c: [0; SNAP + 1],
                 },
                 turned,

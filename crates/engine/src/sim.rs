@@ -665,8 +665,14 @@ impl<'a> Simulation<'a> {
             }
             _ => (Default::default(), false),
         };
+        let work = self
+            .dram
+            .last_done()
+            .max(self.noc.last_done())
+            .max(self.l2.as_ref().map_or(0, |l| l.last_done()));
         let m = Mark {
             t,
+            work,
             c: [
                 self.counters.l1_hits_ld,
                 l2.read_sectors,
