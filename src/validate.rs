@@ -190,6 +190,9 @@ struct Outcome {
     /// Signed errors (fractions) of TRAFFIC, when measured.
     traffic: [Option<(f64, f64, f64)>; 4],
     time: Option<(f64, f64, f64)>,
+    /// Blocks timed over blocks in the grid, and the sampled time's error
+    /// estimate in ns (1 and 0 when timed whole).
+    sample: (f64, f64),
 }
 
 pub fn validate(o: &Options) -> Result<(), Diag> {
@@ -559,6 +562,7 @@ fn compare(c: &Case, r: &PointResult) -> Outcome {
             let s = r.time_ns();
             (s, m, (s - m) / m)
         }),
+        sample: (r.sample.fraction(), r.sample.time_error_ps as f64 / 1000.0),
     }
 }
 
@@ -795,7 +799,7 @@ fn case_csv(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> String {
     for (_, n) in TRAFFIC {
         let _ = write!(out, ",{n}_sim,{n}_meas,{n}_err");
     }
-    out.push_str(",time_ns_sim,time_ns_meas,time_err\n");
+    out.push_str(",time_ns_sim,time_ns_meas,time_err,sampled_fraction,time_ns_error\n");
     let b = |x: Option<bool>| x.map(|b| if b { "1" } else { "0" }).unwrap_or("");
     for (c, o) in cases.iter().zip(outcomes) {
         let f = &fams[c.family];
@@ -824,10 +828,11 @@ fn case_csv(fams: &[Fam], cases: &[Case], outcomes: &[Outcome]) -> String {
         }
         match o.time {
             Some((s, m, e)) => {
-                let _ = writeln!(out, ",{s:.1},{m},{e:.4}");
+                let _ = write!(out, ",{s:.1},{m},{e:.4}");
             }
-            None => out.push_str(",,,\n"),
+            None => out.push_str(",,,"),
         }
+        let _ = writeln!(out, ",{:.4},{:.3}", o.sample.0, o.sample.1);
     }
     out
 }
