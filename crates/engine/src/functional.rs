@@ -9,7 +9,7 @@
 //! block 0's with its addresses moved by `(step . b) mod PERIOD`, and the
 //! grid's are the sum over those residues, each weighted by the number of
 //! blocks that have it. Equal, count for count, to running every warp
-//! (`tests/all/laws.rs` checks it on every shipped workload).
+//! (`tests/all/functional.rs` checks it on every shipped workload).
 
 use crate::sim::{coalesce, count_instruction, count_shared, shared_wavefronts, SimError};
 use crate::{Counters, DeviceSpec};
@@ -114,10 +114,20 @@ pub fn count_affine(
     prog: &Program,
     budget: u64,
 ) -> Result<Option<Counters>, SimError> {
+    match block_traces(prog) {
+        Some(traces) => count_traced(dev, prog, &traces, budget),
+        None => Ok(None),
+    }
+}
+
+/// [`count_affine`] from the block's traces ([`block_traces`]).
+pub fn count_traced(
+    dev: &DeviceSpec,
+    prog: &Program,
+    traces: &[AffineTrace],
+    budget: u64,
+) -> Result<Option<Counters>, SimError> {
     let blocks = prog.blocks();
-    let Some(traces) = block_traces(prog) else {
-        return Ok(None);
-    };
     let per_block: u64 = traces.iter().map(|t| t.instructions).sum();
     let total = per_block.checked_mul(blocks);
     if total.is_none_or(|n| n > budget) {
@@ -129,7 +139,7 @@ pub fn count_affine(
     };
     let mut lines = Vec::with_capacity(64);
     let mut moved = WarpAccess::default();
-    for t in &traces {
+    for t in traces {
         for a in &t.accesses {
             let Some(rs) = residues(a.step, prog.grid_dim) else {
                 return Ok(None);

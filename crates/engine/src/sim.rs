@@ -223,11 +223,10 @@ fn block_index(prog: &Program, b: u64) -> [u32; 3] {
 
 /// The fault `err` of `warp` with the block and thread that raised it.
 fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
-    let [bx, by, _] = prog.block_dim;
     let t = warp.warp_in_block() * 32 + err.lane as u32;
     SimError::Exec {
         block: warp.block(),
-        thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        thread: prog.thread_index(t),
         err,
     }
 }
@@ -521,10 +520,21 @@ impl<'a> Simulation<'a> {
         }
         let wave = per_sm as u64 * self.dev.sm.count as u64;
         let mut exact = None;
+        // Traced once: the functional pass counts from the traces, and the
+        // warps replay them.
+        self.traces = crate::functional::block_traces(self.prog).unwrap_or_default();
         if Sampler::wanted(self.mode, total, wave) {
-            // Every warp still runs functionally: exact counts, and every
+            // Every warp still counts functionally: exact counts, and every
             // fault found, whichever blocks are timed.
-            let c = count_functional(self.dev, self.prog, self.budget)?;
+            let traced = if self.traces.is_empty() {
+                None
+            } else {
+                crate::functional::count_traced(self.dev, self.prog, &self.traces, self.budget)?
+            };
+            let c = match traced {
+                Some(c) => c,
+                None => count_each_warp(self.dev, self.prog, self.budget)?,
+            };
             // At most this many bytes are touched; beyond the L2's
             // capacity the steady state includes its evictions.
             let touched = (c.sectors_ld + c.sectors_st) * 32;
@@ -536,7 +546,6 @@ impl<'a> Simulation<'a> {
             self.sampler = Some(Sampler::new(wave, need_turnover));
             exact = Some(c);
         }
-        self.traces = crate::functional::block_traces(self.prog).unwrap_or_default();
         // First wave: round-robin over SMs.
         'fill: for _ in 0..per_sm {
             for sm in 0..self.dev.sm.count {
@@ -709,11 +718,7 @@ impl<'a> Simulation<'a> {
                             Some(r) => self.traces[r.warp as usize]
                                 .steps
                                 .get(r.cursor as usize)
-                                .map_or(0, |x| match *x {
-                                    TracedStep::Alu { pc }
-                                    | TracedStep::Sync { pc }
-                                    | TracedStep::Mem { pc, .. } => self.prog.waits(pc),
-                                }),
+                                .map_or(0, |x| self.prog.waits(x.pc())),
                             None => s.warp.next_waits(self.prog),
                         };
                         let mut ready = 0;
@@ -769,13 +774,11 @@ impl<'a> Simulation<'a> {
                             }
                             let s = &self.slots[id as usize];
                             let pc = match &s.replay {
-                                Some(r) => match self.traces[r.warp as usize]
+                                // The step just taken, a barrier.
+                                Some(r) => self.traces[r.warp as usize]
                                     .steps
                                     .get((r.cursor as usize).wrapping_sub(1))
-                                {
-                                    Some(TracedStep::Sync { pc }) => *pc,
-                                    _ => 0,
-                                },
+                                    .map_or(0, |x| x.pc()),
                                 None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
                             };
                             let issued = self.sms[s.sm as usize].issue(t);

@@ -69,6 +69,15 @@ pub enum TracedStep {
     },
 }
 
+impl TracedStep {
+    /// The op the step runs.
+    pub fn pc(&self) -> u32 {
+        match *self {
+            TracedStep::Alu { pc } | TracedStep::Sync { pc } | TracedStep::Mem { pc, .. } => pc,
+        }
+    }
+}
+
 /// A warp's execution in every block of the grid.
 #[derive(Debug, Clone, Default)]
 pub struct AffineTrace {

@@ -271,7 +271,7 @@ impl Program {
     }
 
     /// threadIdx.x, .y, .z of thread `t` of a block.
-    pub(crate) fn thread_index(&self, t: u32) -> [u32; 3] {
+    pub fn thread_index(&self, t: u32) -> [u32; 3] {
         let [bx, by, _] = self.block_dim;
         [t % bx, (t / bx) % by, t / (bx * by)]
     }
