@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Joins pstore's raw Nsight Compute files into results/pstore.csv.
+
+Usage: tools/measure/pstore/make_csv.py [RESULTS_DIR]
+
+One row per measured launch: family (pst, prw: one cold launch each;
+pst_warm: the store after a flush and a load of its sectors), params, then
+the counters of cold.csv/warm.csv, the DRAM activity of act.csv (cold only)
+and each unit's throughput in % of its peak from the breakdown files. The
+launches are matched to the case list in env.txt by their order (ncu's ID).
+"""
+import csv
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+res = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results")
+
+
+def cases():
+    lines = open(os.path.join(res, "env.txt")).read().split("---- list\n")[1]
+    lines = lines.split("---- check")[0].strip().splitlines()
+    return [tuple(l.split(",", 1)) for l in lines]
+
+
+def ncu(name):
+    """{launch id: {metric: value}} from one raw ncu --csv file."""
+    path = os.path.join(res, name + ".csv")
+    if not os.path.exists(path):
+        return {}
+    rows = [l for l in open(path) if l.startswith('"')]
+    out = {}
+    for r in csv.DictReader(rows):
+        v = r["Metric Value"].replace(",", "")
+        try:
+            v = float(v)
+        except ValueError:
+            continue
+        out.setdefault(int(r["ID"]), {})[r["Metric Name"]] = v
+    return out
+
+
+COUNTERS = [
+    ("time_ns", "gpu__time_duration.sum"),
+    ("l1_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+    ("l1_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+    ("l1_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+    ("l2_wr_requests", "lts__t_requests_srcunit_tex_op_write.sum"),
+    ("l2_wr_sectors", "lts__t_sectors_srcunit_tex_op_write.sum"),
+    ("l2_wr_hit", "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum"),
+    ("l2_wr_miss", "lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum"),
+    ("l2_rd_sectors", "lts__t_sectors_srcunit_tex_op_read.sum"),
+    ("l2_rd_hit", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
+    ("dram_rd_bytes", "dram__bytes_read.sum"),
+    ("dram_wr_bytes", "dram__bytes_write.sum"),
+    ("lts_cycles_active", "lts__cycles_active.avg"),
+    ("lts_hz", "lts__cycles_elapsed.avg.per_second"),
+    ("dram_hz", "dram__cycles_elapsed.avg.per_second"),
+    ("sm_hz", "sm__cycles_elapsed.avg.per_second"),
+]
+ACT = [
+    ("dram_cycles_active", "dram__cycles_active.sum"),
+    ("dram_cycles_active_rd", "dram__cycles_active_read.sum"),
+    ("dram_cycles_active_wr", "dram__cycles_active_write.sum"),
+]
+UNITS = [
+    "dram__cycles_active",
+    "lts__t_tag_requests",
+    "lts__t_sectors",
+    "lts__d_sectors",
+    "lts__xbar2lts_cycles_active",
+    "lts__lts2xbar_cycles_active",
+    "l1tex__m_l1tex2xbar_req_cycles_active",
+    "l1tex__data_pipe_lsu_wavefronts",
+    "l1tex__lsuin_requests",
+]
+
+
+def main():
+    cs = cases()
+    n_cold = sum(1 for f, _ in cs if f != "pst_warm")
+    cold, warm = ncu("cold"), ncu("warm")
+    cold_bd, warm_bd, act = ncu("cold_bd"), ncu("warm_bd"), ncu("act")
+    head = ["family", "params"] + [c for c, _ in COUNTERS] + [c for c, _ in ACT]
+    head += ["pct_" + u.split("__", 1)[0] + "_" + u.split("__", 1)[1] for u in UNITS]
+    out = csv.writer(open(os.path.join(res, "pstore.csv"), "w", newline=""))
+    out.writerow(head)
+    for i, (fam, params) in enumerate(cs):
+        if fam == "pst_warm":
+            k, m, bd, a = i - n_cold, warm, warm_bd, {}
+        else:
+            k, m, bd, a = i, cold, cold_bd, act
+        row = [fam, params]
+        row += [m.get(k, {}).get(name, "") for _, name in COUNTERS]
+        row += [a.get(k, {}).get(name, "") for _, name in ACT]
+        row += [bd.get(k, {}).get(u + ".avg.pct_of_peak_sustained_elapsed", "") for u in UNITS]
+        out.writerow(row)
+
+
+main()
+
+
+def corpus_rows():
+    """The cold launches (pst, prw) in the corpus's columns, for `gpusim validate`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "corpus_csv", os.path.join(here, "..", "corpus", "make_csv.py"))
+    corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(corpus)
+    cold = ncu("cold")
+    rows = []
+    for i, (fam, params) in enumerate(cases()):
+        if fam == "pst_warm":
+            continue
+        m = cold[i]
+        row = {"family": fam, "params": params, "time_ns": m["gpu__time_duration.sum"],
+               "time_source": "ncu_cold", "time_warm_ns": ""}
+        for k in corpus.METRICS:
+            row[k] = m.get(k, "")
+        rows.append(row)
+    corpus.write("pstore.csv", rows, dst=os.path.join(here, "..", "..", "..", corpus.DST))
+
+
+corpus_rows()

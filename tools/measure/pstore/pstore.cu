@@ -1,0 +1,159 @@
+// What a store of part of a sector costs on the H200, and which unit pays it.
+//
+// Build:  nvcc -O3 -arch=sm_90 -o pstore pstore.cu
+// Run:    ./pstore check     stores every case on a poisoned buffer, counts
+//                            wrong words
+//         ./pstore list      the measured launches in order, one line each:
+//                            family,params
+//         ./pstore cold      the measured launches alone (run under Nsight
+//                            Compute with --cache-control all)
+//         ./pstore warm      each measured store after a flush and a load of
+//                            the same sectors (run under Nsight Compute with
+//                            --cache-control none and application replay,
+//                            --kernel-name regex:^m_)
+//
+// Family `pst` (params N=sectors;g=G;d=D): G consecutive lanes store one
+// float each into one 32-byte sector, so a sector receives 4G bytes; the
+// sectors are D bytes apart; N sectors in all (N x G threads, 256 per block):
+//     t = blockIdx.x * 256 + threadIdx.x;  a[(t / G) * (D / 4) + t % G] = 1.5f;
+// D = 32 is a contiguous stream of partial sectors; D >= 128 puts one sector in
+// each line, as seed 002's double stride kernel does from stride 16 up.
+// Family `pst_warm`: the same store after `p_load` has read the same sectors
+// (the L2 then holds them whole and clean, where they fit).
+// Family `prw`: seed 002's a[i] = a[i] + 1 on the same addresses (the store
+// finds its sector in the L2, fetched by the load just before).
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                            \
+    do {                                                                    \
+        cudaError_t e_ = (call);                                            \
+        if (e_ != cudaSuccess) {                                            \
+            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
+                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
+                    __LINE__, #call);                                       \
+            exit(1);                                                        \
+        }                                                                   \
+    } while (0)
+
+static const uint64_t MiB = 1ull << 20;
+#define NEVER 12345.0f
+
+__device__ __forceinline__ uint64_t at(uint64_t t, int g, uint64_t dw) {
+    return (t / g) * dw + t % g;
+}
+__global__ void m_pst(float *a, int g, uint64_t dw, uint64_t n) {
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) a[at(t, g, dw)] = 1.5f;
+}
+__global__ void m_prw(float *a, int g, uint64_t dw, uint64_t n) {
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) {
+        uint64_t i = at(t, g, dw);
+        a[i] = a[i] + 1.0f;
+    }
+}
+__global__ void p_load(const float *a, float *out, int g, uint64_t dw, uint64_t n) {
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n && a[at(t, g, dw)] == NEVER) out[0] = 1;
+}
+__global__ void f_flush(const float4 *a, float *out, uint64_t n) {
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 v = a[i];
+    if (v.x + v.y + v.z + v.w == NEVER) out[0] = 1;
+}
+
+struct Case {
+    const char *fam;
+    uint64_t sectors;
+    int g, d;
+};
+static std::vector<Case> cases() {
+    std::vector<Case> v;
+    const int G[] = {1, 2, 8};
+    const int D[] = {32, 64, 128, 192, 256, 1024};
+    for (uint64_t n : {128ull * 1024, 512ull * 1024})
+        for (int g : G)
+            for (int d : D) v.push_back({"pst", n, g, d});
+    for (int g : {1, 2})
+        for (int d : D) v.push_back({"prw", 512ull * 1024, g, d});
+    return v;
+}
+
+static float *A, *OUT;
+static float4 *F;
+static const uint64_t A_BYTES = 512 * MiB, F_BYTES = 512 * MiB;
+static void sync() {
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+}
+static uint32_t blocks(uint64_t threads) { return (uint32_t)((threads + 255) / 256); }
+static void launch(const Case &c, bool load_first) {
+    uint64_t n = c.sectors * c.g, dw = c.d / 4;
+    std::string f = c.fam;
+    if (load_first) {
+        f_flush<<<blocks(F_BYTES / 16), 256>>>(F, OUT, F_BYTES / 16);
+        p_load<<<blocks(n), 256>>>(A, OUT, c.g, dw, n);
+    }
+    if (f == "pst") m_pst<<<blocks(n), 256>>>(A, c.g, dw, n);
+    if (f == "prw") m_prw<<<blocks(n), 256>>>(A, c.g, dw, n);
+    sync();
+}
+
+int main(int argc, char **argv) {
+    std::string mode = argc > 1 ? argv[1] : "";
+    std::vector<Case> cs = cases();
+    if (mode == "list") {
+        for (const Case &c : cs)
+            printf("%s,N=%llu;g=%d;d=%d\n", c.fam, (unsigned long long)c.sectors, c.g, c.d);
+        for (const Case &c : cs)
+            if (std::string(c.fam) == "pst")
+                printf("pst_warm,N=%llu;g=%d;d=%d\n", (unsigned long long)c.sectors, c.g, c.d);
+        return 0;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("# device: %s, CC %d.%d, %d SMs, L2 %d bytes\n", prop.name, prop.major, prop.minor,
+           prop.multiProcessorCount, prop.l2CacheSize);
+    CK(cudaMalloc(&A, A_BYTES));
+    CK(cudaMalloc(&F, F_BYTES));
+    CK(cudaMalloc(&OUT, 256));
+    CK(cudaMemset(A, 0, A_BYTES));
+    CK(cudaMemset(F, 0, F_BYTES));
+    CK(cudaMemset(OUT, 0, 256));
+    sync();
+    if (mode == "check") {
+        std::vector<float> h(A_BYTES / 4);
+        for (const Case &c : cs) {
+            CK(cudaMemset(A, 0, A_BYTES));
+            launch(c, false);
+            CK(cudaMemcpy(h.data(), A, A_BYTES, cudaMemcpyDeviceToHost));
+            float want = std::string(c.fam) == "pst" ? 1.5f : 1.0f;
+            uint64_t bad = 0, set = 0, n = c.sectors * c.g;
+            for (uint64_t t = 0; t < n; t++) bad += h[(t / c.g) * (c.d / 4) + t % c.g] != want;
+            for (float x : h) set += x != 0.0f;
+            printf("check %s N=%llu g=%d d=%d: %llu bad words, %llu words set (want %llu)\n", c.fam,
+                   (unsigned long long)c.sectors, c.g, c.d, (unsigned long long)bad,
+                   (unsigned long long)set, (unsigned long long)n);
+        }
+        return 0;
+    }
+    if (mode == "cold") {
+        for (const Case &c : cs) launch(c, false);
+        return 0;
+    }
+    if (mode == "warm") {
+        for (const Case &c : cs)
+            if (std::string(c.fam) == "pst") launch(c, true);
+        return 0;
+    }
+    fprintf(stderr, "usage: pstore check | list | cold | warm\n");
+    return 2;
+}
