@@ -803,6 +803,7 @@ fn devices() -> &'static [DevSet] {
                     &mut d.dram.t_ras_ns,
                     &mut d.dram.t_wtr_ns,
                     &mut d.dram.t_rtw_ns,
+                    &mut d.dram.t_wr_ns,
                     &mut d.dram.t_faw_ns,
                     &mut d.dram.t_ccd_l_ns,
                 ] {

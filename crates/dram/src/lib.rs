@@ -60,6 +60,11 @@ pub struct DramSpec {
     pub t_wtr_ns: f64,
     /// Read-to-write turnaround on the bus, ns.
     pub t_rtw_ns: f64,
+    /// Write recovery, ns: from a write's column command to the earliest
+    /// precharge of its bank (write latency, burst and tWR together); a
+    /// read's own (tRTP) is within its column slot. 0 where not known.
+    #[serde(default)]
+    pub t_wr_ns: f64,
     /// Four-activate window, ns: at most four row activations per channel
     /// in any such window (with tRRD, what bounds scattered accesses).
     pub t_faw_ns: f64,
@@ -152,6 +157,7 @@ impl DramSpec {
                 ("t_ras_ns", self.t_ras_ns),
                 ("t_wtr_ns", self.t_wtr_ns),
                 ("t_rtw_ns", self.t_rtw_ns),
+                ("t_wr_ns", self.t_wr_ns),
                 ("t_ccd_l_ns", self.t_ccd_l_ns),
                 ("t_faw_ns", self.t_faw_ns),
                 ("ecc_overhead", self.ecc_overhead),
@@ -200,6 +206,10 @@ struct Op {
     /// When `row` was activated (for tRAS).
     act: u64,
     hit: bool,
+    /// Earliest precharge after this access (its end for a read, write
+    /// recovery after the column command for a write).
+    recover: u64,
+    write: bool,
 }
 
 /// A bank's bookings in time order. Requests reach the controller out of
@@ -225,15 +235,30 @@ struct BankTiming {
     t_ras: u64,
     /// Column command to the next one in this bank: max(burst, tCCD_L).
     col: u64,
+    /// A write's column command to the bank's next precharge.
+    t_wr: u64,
+}
+
+impl BankTiming {
+    /// Earliest precharge after an access whose column command is at `cas`.
+    fn recover(&self, cas: u64, write: bool) -> u64 {
+        if write {
+            cas + self.col.max(self.t_wr)
+        } else {
+            cas + self.col
+        }
+    }
 }
 
 impl Bank {
     /// Books a column access to `row` ready at `t`; the activation, if
     /// any, is placed on `acts` (four per tFAW). Returns the column
     /// command's time, whether the row was open, and the booking's index.
+    #[allow(clippy::too_many_arguments)]
     fn book(
         &mut self,
         row: u64,
+        write: bool,
         t: u64,
         k: &BankTiming,
         acts: &mut Calendar,
@@ -253,7 +278,7 @@ impl Bank {
             let (cas, hit, pre) = match prev {
                 Some(p) if p.row == row => (g0, true, g0),
                 Some(p) => {
-                    let pre = g0.max(p.act + k.t_ras);
+                    let pre = g0.max(p.act + k.t_ras).max(p.recover);
                     (pre + k.t_rp + k.t_rcd, false, pre)
                 }
                 None => (g0 + k.t_rcd, false, g0),
@@ -261,9 +286,11 @@ impl Bank {
             let end = cas + k.col;
             let fits = match self.ops.get(i) {
                 None => true,
-                // The next booking keeps its row (it opens its own, or
-                // finds this one's), and starts after this one ends.
-                Some(n) => end <= n.begin && (!n.hit || n.row == row),
+                // The next booking keeps its row (it finds this one's
+                // open, or precharges after this one's recovery), and
+                // starts after this one ends.
+                Some(n) if n.hit => end <= n.begin && n.row == row,
+                Some(n) => k.recover(cas, write) <= n.begin,
             };
             if !fits {
                 i += 1;
@@ -284,6 +311,8 @@ impl Bank {
                     row,
                     act,
                     hit,
+                    recover: k.recover(cas, write),
+                    write,
                 },
             );
             return (cas, hit, i);
@@ -295,6 +324,7 @@ impl Bank {
     fn issued(&mut self, i: usize, cas: u64, k: &BankTiming) {
         let o = &mut self.ops[i];
         o.end = o.end.max(cas + k.col);
+        o.recover = o.recover.max(k.recover(cas, o.write));
     }
 
     /// Forgets bookings that ended before `t`, keeping the latest of them
@@ -422,6 +452,7 @@ impl Dram {
                 t_rp: ps(spec.t_rp_ns),
                 t_ras: ps(spec.t_ras_ns),
                 col: burst.max(ps(spec.t_ccd_l_ns)),
+                t_wr: ps(spec.t_wr_ns),
             },
             t_cl: ps(spec.t_cl_ns),
             t_wtr: ps(spec.t_wtr_ns),
@@ -511,7 +542,7 @@ impl Dram {
         let t = self.advanced;
         let ch = self.ch[c].catch_up(t);
         ch.banks[b].advance(t);
-        let (cas, hit, i) = ch.banks[b].book(row, now, &self.bank, &mut ch.acts, self.t_faw / 4);
+        let (cas, hit, i) = ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, self.t_faw / 4);
         if hit {
             self.stats.row_hits += 1;
         } else {
@@ -671,6 +702,7 @@ mod tests {
             t_ras_ns: 30.0,
             t_wtr_ns: 5.0,
             t_rtw_ns: 2.0,
+            t_wr_ns: 0.0,
             t_ccd_l_ns: 2.0,
             t_faw_ns: 4.0,
             write_drain: 4,
@@ -717,6 +749,32 @@ mod tests {
         let t2 = d.read(other, 32, t1);
         // PRE waits for tRAS after the first ACT (at 0): 30 ns, then tRP + tRCD + tCL + burst.
         assert_eq!(t2, 30_000 + 10_000 + 10_000 + 10_000 + 2_000);
+    }
+
+    #[test]
+    fn a_written_row_closes_only_after_write_recovery() {
+        // A write to row r0 at t = 0: ACT at 0, its burst on the bus from
+        // tRCD + tCL = 20 ns after a 2 ns read-to-write turnaround, so its
+        // column command is at 12 ns. A read of another row of the same
+        // bank then waits for the precharge: at tRAS (30 ns) without write
+        // recovery, at 12 + 50 ns with tWR = 50 ns; the rest is the same.
+        let read_after_write = |t_wr_ns: f64| {
+            let mut d = Dram::new(DramSpec { t_wr_ns, ..spec() });
+            let (c0, b0, r0) = d.map(0);
+            let other = (1..1u64 << 20)
+                .map(|k| k * 256)
+                .find(|&a| {
+                    let (c, b, r) = d.map(a);
+                    c == c0 && b == b0 && r != r0
+                })
+                .unwrap();
+            d.write(0, 32, false, 0);
+            assert_eq!(d.drain(0), 24_000);
+            d.read(other, 32, 24_000)
+        };
+        let without = read_after_write(0.0);
+        assert_eq!(without, 30_000 + 10_000 + 10_000 + 10_000 + 5_000 + 2_000);
+        assert_eq!(read_after_write(50.0) - without, 62_000 - 30_000);
     }
 
     #[test]

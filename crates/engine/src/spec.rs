@@ -417,6 +417,7 @@ impl DeviceSpec {
             ("dram.t_ras_ns", d.t_ras_ns, 0.0, 1e6),
             ("dram.t_wtr_ns", d.t_wtr_ns, 0.0, 1e6),
             ("dram.t_rtw_ns", d.t_rtw_ns, 0.0, 1e6),
+            ("dram.t_wr_ns", d.t_wr_ns, 0.0, 1e6),
             ("dram.t_faw_ns", d.t_faw_ns, 0.0, 1e6),
             ("dram.t_ccd_l_ns", d.t_ccd_l_ns, 0.0, 1e6),
             ("dram.write_drain", d.write_drain as f64, 1.0, 1e6),
