@@ -175,19 +175,15 @@ fn h200_traffic_and_time_against_nsight_compute() {
         offset_float_missed.is_empty(),
         "offset float within 15% everywhere: {offset_float_missed:?}"
     );
-    let named = [
-        ("stride".to_string(), 4i64, 17i64),
-        ("stride".to_string(), 4, 18),
-    ];
-    assert_eq!(
-        too_slow, named,
-        "DEVIATIONS.md 21 names float strides 17 and 18 as the only points too slow (slowest: {} at {:+.1}%)",
+    assert!(
+        too_slow.is_empty(),
+        "DEVIATIONS.md 3: no point slower than +15% (slowest: {} at {:+.1}%): {too_slow:?}",
         slowest.1,
         slowest.0 * 100.0
     );
     assert!(
-        time_ok >= 110,
-        "DEVIATIONS.md 3 and 21: 110 of 130 within 15% when written, now {time_ok}"
+        time_ok >= 111,
+        "DEVIATIONS.md 3, 21 and 22: 111 of 130 within 15% when written, now {time_ok}"
     );
     assert!(
         time_ok < 117,

@@ -46,6 +46,12 @@ pub struct DramSpec {
     /// groups); a power of two, at least `access_bytes`.
     #[serde(default)]
     pub group_bytes: Option<u32>,
+    /// Bank-group bits XOR-ed with every address bit above them (in pieces
+    /// of the group bits' width), so that accesses a power-of-two number of
+    /// interleave units apart spread over the groups instead of falling in
+    /// one (permutation-based interleaving, as controllers do).
+    #[serde(default)]
+    pub group_hash: bool,
     /// Row (page) size per bank in bytes.
     pub row_bytes: u32,
     /// ACTIVATE to READ/WRITE delay, ns.
@@ -524,7 +530,14 @@ impl Dram {
         // a row holds row_bytes of consecutive group addresses, and the bank
         // bits are XOR-ed with the row bits.
         let atom = local >> self.atom_shift;
-        let group = atom & self.group_mask;
+        let mut group = atom & self.group_mask;
+        if self.spec.group_hash && self.group_shift > 0 {
+            let mut x = atom >> self.group_shift;
+            while x != 0 {
+                group ^= x & self.group_mask;
+                x >>= self.group_shift;
+            }
+        }
         let in_group = ((atom >> self.group_shift) << self.atom_shift) | (local & self.atom_mask);
         let page = in_group >> self.row_shift;
         let row = page >> self.bank_shift;
@@ -695,6 +708,7 @@ mod tests {
             banks: 4,
             bank_groups: 1,
             group_bytes: None,
+            group_hash: false,
             row_bytes: 2048,
             t_rcd_ns: 10.0,
             t_rp_ns: 10.0,

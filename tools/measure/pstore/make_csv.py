@@ -3,6 +3,10 @@
 
 Usage: tools/measure/pstore/make_csv.py [RESULTS_DIR]
 
+Also writes tests/data/h200/corpus/pstore.csv, the cold launches in the
+corpus's columns: families pst and prw, and spread_ld, spread_st, spread_rw
+(the launches of `./pstore spread`, results/spread.csv and env_spread.txt).
+
 One row per measured launch: family (pst, prw: one cold launch each;
 pst_warm: the store after a flush and a load of its sectors), params, then
 the counters of cold.csv/warm.csv, the DRAM activity of act.csv (cold only)
@@ -17,10 +21,18 @@ here = os.path.dirname(os.path.abspath(__file__))
 res = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results")
 
 
-def cases():
-    lines = open(os.path.join(res, "env.txt")).read().split("---- list\n")[1]
-    lines = lines.split("---- check")[0].strip().splitlines()
+def listed(env, head):
+    """The launches that env.txt lists under `---- head`, in order."""
+    text = open(os.path.join(res, env)).read().split(f"---- {head}\n")[1]
+    lines = text.split("---- ")[0].strip().splitlines()
     return [tuple(l.split(",", 1)) for l in lines]
+
+
+def cases():
+    return listed("env.txt", "list")
+
+
+SPREAD = {"pld": "spread_ld", "pst": "spread_st", "prw": "spread_rw"}
 
 
 def ncu(name):
@@ -115,6 +127,14 @@ def corpus_rows():
             continue
         m = cold[i]
         row = {"family": fam, "params": params, "time_ns": m["gpu__time_duration.sum"],
+               "time_source": "ncu_cold", "time_warm_ns": ""}
+        for k in corpus.METRICS:
+            row[k] = m.get(k, "")
+        rows.append(row)
+    spread = ncu("spread")
+    for i, (fam, params) in enumerate(listed("env_spread.txt", "list-spread")):
+        m = spread[i]
+        row = {"family": SPREAD[fam], "params": params, "time_ns": m["gpu__time_duration.sum"],
                "time_source": "ncu_cold", "time_warm_ns": ""}
         for k in corpus.METRICS:
             row[k] = m.get(k, "")

@@ -7,6 +7,8 @@
 //                            family,params
 //         ./pstore cold      the measured launches alone (run under Nsight
 //                            Compute with --cache-control all)
+//         ./pstore spread    family spread, below (run under Nsight Compute
+//                            with --cache-control all); list-spread lists it
 //         ./pstore warm      each measured store after a flush and a load of
 //                            the same sectors (run under Nsight Compute with
 //                            --cache-control none and application replay,
@@ -59,6 +61,10 @@ __global__ void m_prw(float *a, int g, uint64_t dw, uint64_t n) {
         a[i] = a[i] + 1.0f;
     }
 }
+__global__ void m_pld(const float *a, float *out, int g, uint64_t dw, uint64_t n) {
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n && a[at(t, g, dw)] == NEVER) out[0] = 1;
+}
 __global__ void p_load(const float *a, float *out, int g, uint64_t dw, uint64_t n) {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < n && a[at(t, g, dw)] == NEVER) out[0] = 1;
@@ -87,9 +93,22 @@ static std::vector<Case> cases() {
     return v;
 }
 
+// Family spread (`./pstore spread`): the load alone (pld), the store alone
+// (pst) and both (prw), one float per sector, 256 Ki sectors, at spacings
+// from 32 bytes to 64 KiB: how the DRAM's rows and banks take accesses
+// spread ever wider, at equal traffic.
+static std::vector<Case> spread_cases() {
+    std::vector<Case> v;
+    const int D[] = {32, 64, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192, 16384, 24064, 32768, 65536};
+    for (const char *f : {"pld", "pst", "prw"})
+        for (int d : D) v.push_back({f, 256ull * 1024, 1, d});
+    return v;
+}
+
 static float *A, *OUT;
 static float4 *F;
-static const uint64_t A_BYTES = 512 * MiB, F_BYTES = 512 * MiB;
+static uint64_t A_BYTES = 512 * MiB;
+static const uint64_t F_BYTES = 512 * MiB;
 static void sync() {
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
@@ -104,12 +123,18 @@ static void launch(const Case &c, bool load_first) {
     }
     if (f == "pst") m_pst<<<blocks(n), 256>>>(A, c.g, dw, n);
     if (f == "prw") m_prw<<<blocks(n), 256>>>(A, c.g, dw, n);
+    if (f == "pld") m_pld<<<blocks(n), 256>>>(A, OUT, c.g, dw, n);
     sync();
 }
 
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     std::vector<Case> cs = cases();
+    if (mode == "list-spread") {
+        for (const Case &c : spread_cases())
+            printf("%s,N=%llu;g=%d;d=%d\n", c.fam, (unsigned long long)c.sectors, c.g, c.d);
+        return 0;
+    }
     if (mode == "list") {
         for (const Case &c : cs)
             printf("%s,N=%llu;g=%d;d=%d\n", c.fam, (unsigned long long)c.sectors, c.g, c.d);
@@ -122,6 +147,7 @@ int main(int argc, char **argv) {
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("# device: %s, CC %d.%d, %d SMs, L2 %d bytes\n", prop.name, prop.major, prop.minor,
            prop.multiProcessorCount, prop.l2CacheSize);
+    if (mode == "spread") A_BYTES = 16384 * MiB;
     CK(cudaMalloc(&A, A_BYTES));
     CK(cudaMalloc(&F, F_BYTES));
     CK(cudaMalloc(&OUT, 256));
@@ -147,6 +173,10 @@ int main(int argc, char **argv) {
     }
     if (mode == "cold") {
         for (const Case &c : cs) launch(c, false);
+        return 0;
+    }
+    if (mode == "spread") {
+        for (const Case &c : spread_cases()) launch(c, false);
         return 0;
     }
     if (mode == "warm") {

@@ -12,6 +12,9 @@
 #                        unit's throughput, % of its peak), cold
 #         warm_bd.csv    the same, warm
 #         act.csv        the DRAM activate/row counters that the query lists
+#         spread.csv     family spread (pld, pst, prw at 32 B to 64 KiB
+#                        spacings), one cold launch each (--cache-control all)
+# SPREAD_ONLY=1 stops after spread.csv.
 set -u -o pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUTDIR=${1:-${OUT:-$HERE/out}}
@@ -30,7 +33,7 @@ ENV=$OUTDIR/env.txt
 if [ ! -x "$BIN" ]; then cat "$ENV"; echo "BUILD FAILED"; exit 1; fi
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 "$NCU" --version >>"$ENV" 2>&1
-{ echo "---- list"; "$BIN" list; echo "---- check"; timeout 120 "$BIN" check; echo "check rc=$?"; } >>"$ENV" 2>&1
+{ echo "---- list"; "$BIN" list; echo "---- list-spread"; "$BIN" list-spread; echo "---- check"; timeout 120 "$BIN" check; echo "check rc=$?"; } >>"$ENV" 2>&1
 grep -c "0 bad words" "$ENV" | sed 's/^/cases with 0 bad words: /'
 timeout 60 "$NCU" --query-metrics --chip gh100 >"$TMP/query.txt" 2>&1
 echo "query rc=$? ($(wc -l <"$TMP/query.txt") lines)" | tee -a "$ENV"
@@ -44,6 +47,8 @@ run_ncu() {  # name, seconds, ncu options...
     timeout "$secs" "$NCU" --clock-control none --print-units base --csv --kernel-name regex:^m_ "$@" >"$OUTDIR/$name.csv" 2>&1
     echo "ncu $name rc=$? rows=$(grep -c '"gpu__time_duration.sum"' "$OUTDIR/$name.csv") ($((SECONDS - t0)) s)" | tee -a "$ENV"
 }
+run_ncu spread 200 --cache-control all --metrics "$BASE" "$BIN" spread
+[ "${SPREAD_ONLY:-0}" = 1 ] && exit 0
 run_ncu cold 150 --cache-control all --metrics "$BASE" "$BIN" cold
 run_ncu warm 150 --cache-control none --replay-mode application --metrics "$BASE" "$BIN" warm
 run_ncu cold_bd 150 --cache-control all --metrics "$BD" "$BIN" cold
