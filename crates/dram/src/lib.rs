@@ -555,7 +555,8 @@ impl Dram {
         let t = self.advanced;
         let ch = self.ch[c].catch_up(t);
         ch.banks[b].advance(t);
-        let (cas, hit, i) = ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, self.t_faw / 4);
+        let (cas, hit, i) =
+            ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, self.t_faw / 4);
         if hit {
             self.stats.row_hits += 1;
         } else {
@@ -763,6 +764,30 @@ mod tests {
         let t2 = d.read(other, 32, t1);
         // PRE waits for tRAS after the first ACT (at 0): 30 ns, then tRP + tRCD + tCL + burst.
         assert_eq!(t2, 30_000 + 10_000 + 10_000 + 10_000 + 2_000);
+    }
+
+    #[test]
+    fn hashed_bank_groups_spread_accesses_one_interleave_apart() {
+        // Accesses 512 B apart stay in channel 0 (two channels, 256-byte
+        // interleave, linear) at the same offset in their 256-byte unit: by
+        // the address bits alone they are all in one bank group.
+        let groups = |group_hash: bool| {
+            let d = Dram::new(DramSpec {
+                bank_groups: 4,
+                banks: 16,
+                group_hash,
+                ..spec()
+            });
+            let mut seen = [0u32; 4];
+            for k in 0..64u64 {
+                let (c, b, _) = d.map(k * 512);
+                assert_eq!(c, 0);
+                seen[b & 3] += 1;
+            }
+            seen
+        };
+        assert_eq!(groups(false), [64, 0, 0, 0]);
+        assert_eq!(groups(true), [16, 16, 16, 16]);
     }
 
     #[test]
