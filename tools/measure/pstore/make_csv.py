@@ -5,12 +5,12 @@ Usage: tools/measure/pstore/make_csv.py [RESULTS_DIR]
 
 Also writes tests/data/h200/corpus/pstore.csv, the cold launches in the
 corpus's columns: families pst and prw, and spread_ld, spread_st, spread_rw
-(the launches of `./pstore spread`, results/spread.csv and env_spread.txt).
+(the launches of `./pstore spread`, results/spread.csv), and dirty_lines
+(`./pstore dirty`, results/dirty.csv); env.txt lists every launch.
 
 One row per measured launch: family (pst, prw: one cold launch each;
 pst_warm: the store after a flush and a load of its sectors), params, then
-the counters of cold.csv/warm.csv, the DRAM activity of act.csv (cold only)
-and each unit's throughput in % of its peak from the breakdown files. The
+the counters of cold.csv/warm.csv and each unit's throughput in % of its peak from the breakdown files. The
 launches are matched to the case list in env.txt by their order (ncu's ID).
 """
 import csv
@@ -70,11 +70,6 @@ COUNTERS = [
     ("dram_hz", "dram__cycles_elapsed.avg.per_second"),
     ("sm_hz", "sm__cycles_elapsed.avg.per_second"),
 ]
-ACT = [
-    ("dram_cycles_active", "dram__cycles_active.sum"),
-    ("dram_cycles_active_rd", "dram__cycles_active_read.sum"),
-    ("dram_cycles_active_wr", "dram__cycles_active_write.sum"),
-]
 UNITS = [
     "dram__cycles_active",
     "lts__t_tag_requests",
@@ -92,19 +87,18 @@ def main():
     cs = cases()
     n_cold = sum(1 for f, _ in cs if f != "pst_warm")
     cold, warm = ncu("cold"), ncu("warm")
-    cold_bd, warm_bd, act = ncu("cold_bd"), ncu("warm_bd"), ncu("act")
-    head = ["family", "params"] + [c for c, _ in COUNTERS] + [c for c, _ in ACT]
+    cold_bd, warm_bd = ncu("cold_bd"), ncu("warm_bd")
+    head = ["family", "params"] + [c for c, _ in COUNTERS]
     head += ["pct_" + u.split("__", 1)[0] + "_" + u.split("__", 1)[1] for u in UNITS]
     out = csv.writer(open(os.path.join(res, "pstore.csv"), "w", newline=""))
     out.writerow(head)
     for i, (fam, params) in enumerate(cs):
         if fam == "pst_warm":
-            k, m, bd, a = i - n_cold, warm, warm_bd, {}
+            k, m, bd = i - n_cold, warm, warm_bd
         else:
-            k, m, bd, a = i, cold, cold_bd, act
+            k, m, bd = i, cold, cold_bd
         row = [fam, params]
         row += [m.get(k, {}).get(name, "") for _, name in COUNTERS]
-        row += [a.get(k, {}).get(name, "") for _, name in ACT]
         row += [bd.get(k, {}).get(u + ".avg.pct_of_peak_sustained_elapsed", "") for u in UNITS]
         out.writerow(row)
 
@@ -132,9 +126,17 @@ def corpus_rows():
             row[k] = m.get(k, "")
         rows.append(row)
     spread = ncu("spread")
-    for i, (fam, params) in enumerate(listed("env_spread.txt", "list-spread")):
+    for i, (fam, params) in enumerate(listed("env.txt", "list-spread")):
         m = spread[i]
         row = {"family": SPREAD[fam], "params": params, "time_ns": m["gpu__time_duration.sum"],
+               "time_source": "ncu_cold", "time_warm_ns": ""}
+        for k in corpus.METRICS:
+            row[k] = m.get(k, "")
+        rows.append(row)
+    dirty = ncu("dirty")
+    for i, (fam, params) in enumerate(listed("env.txt", "list-dirty")):
+        m = dirty[i]
+        row = {"family": "dirty_lines", "params": params, "time_ns": m["gpu__time_duration.sum"],
                "time_source": "ncu_cold", "time_warm_ns": ""}
         for k in corpus.METRICS:
             row[k] = m.get(k, "")

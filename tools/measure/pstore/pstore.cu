@@ -9,6 +9,8 @@
 //                            Compute with --cache-control all)
 //         ./pstore spread    family spread, below (run under Nsight Compute
 //                            with --cache-control all); list-spread lists it
+//         ./pstore dirty     family dirty, below (--cache-control all);
+//                            list-dirty lists it
 //         ./pstore warm      each measured store after a flush and a load of
 //                            the same sectors (run under Nsight Compute with
 //                            --cache-control none and application replay,
@@ -47,27 +49,42 @@
 static const uint64_t MiB = 1ull << 20;
 #define NEVER 12345.0f
 
-__device__ __forceinline__ uint64_t at(uint64_t t, int g, uint64_t dw) {
-    return (t / g) * dw + t % g;
+// G (lanes per sector) and K (sectors per line) are template parameters, so
+// that the index arithmetic is shifts and masks, as the workloads' one
+// instruction per operation assumes (a 64-bit division by a value known only
+// at run time is a long instruction sequence).
+template <int G>
+__device__ __forceinline__ uint64_t at(uint64_t t, uint64_t dw) {
+    return (t / G) * dw + t % G;
 }
-__global__ void m_pst(float *a, int g, uint64_t dw, uint64_t n) {
+template <int G>
+__global__ void m_pst(float *a, uint64_t dw, uint64_t n) {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < n) a[at(t, g, dw)] = 1.5f;
+    if (t < n) a[at<G>(t, dw)] = 1.5f;
 }
-__global__ void m_prw(float *a, int g, uint64_t dw, uint64_t n) {
+template <int G>
+__global__ void m_prw(float *a, uint64_t dw, uint64_t n) {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < n) {
-        uint64_t i = at(t, g, dw);
+        uint64_t i = at<G>(t, dw);
         a[i] = a[i] + 1.0f;
     }
 }
-__global__ void m_pld(const float *a, float *out, int g, uint64_t dw, uint64_t n) {
+template <int G>
+__global__ void m_pld(const float *a, float *out, uint64_t dw, uint64_t n) {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < n && a[at(t, g, dw)] == NEVER) out[0] = 1;
+    if (t < n && a[at<G>(t, dw)] == NEVER) out[0] = 1;
 }
-__global__ void p_load(const float *a, float *out, int g, uint64_t dw, uint64_t n) {
+// k sectors of each 128-byte line, G lanes (4 bytes each) per sector.
+template <int G, int K>
+__global__ void m_lk(float *a, uint64_t n) {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < n && a[at(t, g, dw)] == NEVER) out[0] = 1;
+    if (t < n) a[(t / (G * K)) * 32 + ((t / G) % K) * 8 + t % G] = 1.5f;
+}
+template <int G>
+__global__ void p_load(const float *a, float *out, uint64_t dw, uint64_t n) {
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n && a[at<G>(t, dw)] == NEVER) out[0] = 1;
 }
 __global__ void f_flush(const float4 *a, float *out, uint64_t n) {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -105,6 +122,22 @@ static std::vector<Case> spread_cases() {
     return v;
 }
 
+// Family dirty (`./pstore dirty`): stores into k = 1, 2 or 4 sectors of
+// each of L consecutive lines, whole (G = 8) or 4 bytes of each (G = 1):
+// what the L2 writes back during the kernel, and so what it keeps dirty,
+// by sectors per line, sector fill and footprint.
+struct Dirty {
+    int g, k;
+    uint64_t lines;
+};
+static std::vector<Dirty> dirty_cases() {
+    std::vector<Dirty> v;
+    for (uint64_t l : {65536ull, 262144ull, 1048576ull})
+        for (int g : {1, 8})
+            for (int k : {1, 2, 4}) v.push_back({g, k, l});
+    return v;
+}
+
 static float *A, *OUT;
 static float4 *F;
 static uint64_t A_BYTES = 512 * MiB;
@@ -119,17 +152,30 @@ static void launch(const Case &c, bool load_first) {
     std::string f = c.fam;
     if (load_first) {
         f_flush<<<blocks(F_BYTES / 16), 256>>>(F, OUT, F_BYTES / 16);
-        p_load<<<blocks(n), 256>>>(A, OUT, c.g, dw, n);
+        if (c.g == 1) p_load<1><<<blocks(n), 256>>>(A, OUT, dw, n);
+        if (c.g == 2) p_load<2><<<blocks(n), 256>>>(A, OUT, dw, n);
+        if (c.g == 8) p_load<8><<<blocks(n), 256>>>(A, OUT, dw, n);
     }
-    if (f == "pst") m_pst<<<blocks(n), 256>>>(A, c.g, dw, n);
-    if (f == "prw") m_prw<<<blocks(n), 256>>>(A, c.g, dw, n);
-    if (f == "pld") m_pld<<<blocks(n), 256>>>(A, OUT, c.g, dw, n);
+#define BY_G(kernel, ...)                                                    \
+    do {                                                                     \
+        if (c.g == 1) kernel<1><<<blocks(n), 256>>>(__VA_ARGS__);            \
+        if (c.g == 2) kernel<2><<<blocks(n), 256>>>(__VA_ARGS__);            \
+        if (c.g == 8) kernel<8><<<blocks(n), 256>>>(__VA_ARGS__);            \
+    } while (0)
+    if (f == "pst") BY_G(m_pst, A, dw, n);
+    if (f == "prw") BY_G(m_prw, A, dw, n);
+    if (f == "pld") BY_G(m_pld, A, OUT, dw, n);
     sync();
 }
 
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     std::vector<Case> cs = cases();
+    if (mode == "list-dirty") {
+        for (const Dirty &c : dirty_cases())
+            printf("dirty,L=%llu;k=%d;g=%d\n", (unsigned long long)c.lines, c.k, c.g);
+        return 0;
+    }
     if (mode == "list-spread") {
         for (const Case &c : spread_cases())
             printf("%s,N=%llu;g=%d;d=%d\n", c.fam, (unsigned long long)c.sectors, c.g, c.d);
@@ -177,6 +223,20 @@ int main(int argc, char **argv) {
     }
     if (mode == "spread") {
         for (const Case &c : spread_cases()) launch(c, false);
+        return 0;
+    }
+    if (mode == "dirty") {
+        for (const Dirty &c : dirty_cases()) {
+            uint64_t n = c.lines * c.k * c.g;
+            int gk = c.g * 10 + c.k;
+            if (gk == 11) m_lk<1, 1><<<blocks(n), 256>>>(A, n);
+            if (gk == 12) m_lk<1, 2><<<blocks(n), 256>>>(A, n);
+            if (gk == 14) m_lk<1, 4><<<blocks(n), 256>>>(A, n);
+            if (gk == 81) m_lk<8, 1><<<blocks(n), 256>>>(A, n);
+            if (gk == 82) m_lk<8, 2><<<blocks(n), 256>>>(A, n);
+            if (gk == 84) m_lk<8, 4><<<blocks(n), 256>>>(A, n);
+            sync();
+        }
         return 0;
     }
     if (mode == "warm") {

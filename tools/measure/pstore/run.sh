@@ -5,16 +5,16 @@
 # Writes: env.txt (date, nvidia-smi, versions, ptxas report, check, the list
 #         of measured launches), metrics_query.txt (the DRAM and L2 lines of
 #         ncu --query-metrics --chip gh100), and raw ncu --csv files:
-#         cold.csv       one cold launch per case (--cache-control all)
+#         spread.csv     family spread (pld, pst, prw at 32 B to 64 KiB
+#                        spacings), one cold launch each (--cache-control all)
+#         dirty.csv      family dirty (k sectors of each line, whole or
+#                        4 bytes of each), one cold launch each
+#         cold.csv       families pst, prw: one cold launch per case
 #         warm.csv       each store after a flush and a load of its sectors
 #                        (--cache-control none, application replay)
 #         cold_bd.csv    the breakdown of gpu__compute_memory_throughput (each
 #                        unit's throughput, % of its peak), cold
 #         warm_bd.csv    the same, warm
-#         act.csv        the DRAM activate/row counters that the query lists
-#         spread.csv     family spread (pld, pst, prw at 32 B to 64 KiB
-#                        spacings), one cold launch each (--cache-control all)
-# SPREAD_ONLY=1 stops after spread.csv.
 set -u -o pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUTDIR=${1:-${OUT:-$HERE/out}}
@@ -31,9 +31,13 @@ ENV=$OUTDIR/env.txt
     echo "build rc=$?"
 } >"$ENV" 2>&1
 if [ ! -x "$BIN" ]; then cat "$ENV"; echo "BUILD FAILED"; exit 1; fi
+{
+    echo "---- SASS instructions per kernel (cuobjdump --dump-sass)"
+    cuobjdump --dump-sass "$BIN" | awk '/Function :/ {f = $3} /^ +\/\*[0-9a-f]{4}\*\// {n[f]++} END {for (k in n) print k, n[k]}' | sort
+} >>"$ENV" 2>&1
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 "$NCU" --version >>"$ENV" 2>&1
-{ echo "---- list"; "$BIN" list; echo "---- list-spread"; "$BIN" list-spread; echo "---- check"; timeout 120 "$BIN" check; echo "check rc=$?"; } >>"$ENV" 2>&1
+{ echo "---- list"; "$BIN" list; echo "---- list-spread"; "$BIN" list-spread; echo "---- list-dirty"; "$BIN" list-dirty; echo "---- check"; timeout 120 "$BIN" check; echo "check rc=$?"; } >>"$ENV" 2>&1
 grep -c "0 bad words" "$ENV" | sed 's/^/cases with 0 bad words: /'
 timeout 60 "$NCU" --query-metrics --chip gh100 >"$TMP/query.txt" 2>&1
 echo "query rc=$? ($(wc -l <"$TMP/query.txt") lines)" | tee -a "$ENV"
@@ -48,7 +52,7 @@ run_ncu() {  # name, seconds, ncu options...
     echo "ncu $name rc=$? rows=$(grep -c '"gpu__time_duration.sum"' "$OUTDIR/$name.csv") ($((SECONDS - t0)) s)" | tee -a "$ENV"
 }
 run_ncu spread 200 --cache-control all --metrics "$BASE" "$BIN" spread
-[ "${SPREAD_ONLY:-0}" = 1 ] && exit 0
+run_ncu dirty 200 --cache-control all --metrics "$BASE" "$BIN" dirty
 run_ncu cold 150 --cache-control all --metrics "$BASE" "$BIN" cold
 run_ncu warm 150 --cache-control none --replay-mode application --metrics "$BASE" "$BIN" warm
 run_ncu cold_bd 150 --cache-control all --metrics "$BD" "$BIN" cold
@@ -57,10 +61,4 @@ if ! grep -q '"gpu__time_duration.sum"' "$OUTDIR/cold_bd.csv"; then
     run_ncu cold_bd 150 --cache-control all --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables "$BIN" cold
 fi
 run_ncu warm_bd 200 --cache-control none --replay-mode application --metrics "$BD" "$BIN" warm
-# DRAM row counters, if the chip has any (names from the query, .sum added).
-ACT=$(grep -E "^(dram|fbpa)__" "$TMP/query.txt" | awk '{print $1}' | grep -iE "act|row|page|prech|refresh" | head -12 | sed 's/$/.sum/' | paste -sd, -)
-echo "row counters: ${ACT:-none}" | tee -a "$ENV"
-if [ -n "$ACT" ]; then
-    run_ncu act 120 --cache-control all --metrics "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,$ACT" "$BIN" cold
-fi
 grep -hiE "^==(ERROR|WARNING)==" "$OUTDIR"/*.csv | sort | uniq -c | head -10
