@@ -212,10 +212,15 @@ struct Op {
     /// When `row` was activated (for tRAS).
     act: u64,
     hit: bool,
-    /// Earliest precharge after this access (its end for a read, write
-    /// recovery after the column command for a write).
-    recover: u64,
     write: bool,
+}
+
+impl Op {
+    /// Earliest precharge after this access: its end for a read, write
+    /// recovery after its column command for a write.
+    fn recover(&self, k: &BankTiming) -> u64 {
+        self.end + k.recovery(self.write)
+    }
 }
 
 /// A bank's bookings in time order. Requests reach the controller out of
@@ -246,21 +251,21 @@ struct BankTiming {
 }
 
 impl BankTiming {
-    /// Earliest precharge after an access whose column command is at `cas`.
-    fn recover(&self, cas: u64, write: bool) -> u64 {
+    /// What an access keeps its bank from precharging beyond its column
+    /// slot: write recovery for a write, nothing for a read.
+    fn recovery(&self, write: bool) -> u64 {
         if write {
-            cas + self.col.max(self.t_wr)
+            self.t_wr.saturating_sub(self.col)
         } else {
-            cas + self.col
+            0
         }
     }
 }
 
 impl Bank {
-    /// Books a column access to `row` ready at `t`; the activation, if
+    /// Books a column access (a write if `write`) to `row` ready at `t`; the activation, if
     /// any, is placed on `acts` (four per tFAW). Returns the column
     /// command's time, whether the row was open, and the booking's index.
-    #[allow(clippy::too_many_arguments)]
     fn book(
         &mut self,
         row: u64,
@@ -284,7 +289,7 @@ impl Bank {
             let (cas, hit, pre) = match prev {
                 Some(p) if p.row == row => (g0, true, g0),
                 Some(p) => {
-                    let pre = g0.max(p.act + k.t_ras).max(p.recover);
+                    let pre = g0.max(p.act + k.t_ras).max(p.recover(k));
                     (pre + k.t_rp + k.t_rcd, false, pre)
                 }
                 None => (g0 + k.t_rcd, false, g0),
@@ -296,7 +301,7 @@ impl Bank {
                 // open, or precharges after this one's recovery), and
                 // starts after this one ends.
                 Some(n) if n.hit => end <= n.begin && n.row == row,
-                Some(n) => k.recover(cas, write) <= n.begin,
+                Some(n) => end + k.recovery(write) <= n.begin,
             };
             if !fits {
                 i += 1;
@@ -317,7 +322,6 @@ impl Bank {
                     row,
                     act,
                     hit,
-                    recover: k.recover(cas, write),
                     write,
                 },
             );
@@ -330,7 +334,6 @@ impl Bank {
     fn issued(&mut self, i: usize, cas: u64, k: &BankTiming) {
         let o = &mut self.ops[i];
         o.end = o.end.max(cas + k.col);
-        o.recover = o.recover.max(k.recover(cas, o.write));
     }
 
     /// Forgets bookings that ended before `t`, keeping the latest of them

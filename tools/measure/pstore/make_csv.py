@@ -107,40 +107,32 @@ main()
 
 
 def corpus_rows():
-    """The cold launches (pst, prw) in the corpus's columns, for `gpusim validate`."""
+    """Every cold launch in the corpus's columns, for `gpusim validate`."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
         "corpus_csv", os.path.join(here, "..", "corpus", "make_csv.py"))
     corpus = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(corpus)
-    cold = ncu("cold")
+    # (raw file, list in env.txt, family name in the corpus from the listed one)
+    sources = [
+        ("cold", "list", lambda fam: fam),
+        ("spread", "list-spread", lambda fam: SPREAD[fam]),
+        ("dirty", "list-dirty", lambda fam: "dirty_lines"),
+    ]
     rows = []
-    for i, (fam, params) in enumerate(cases()):
-        if fam == "pst_warm":
-            continue
-        m = cold[i]
-        row = {"family": fam, "params": params, "time_ns": m["gpu__time_duration.sum"],
-               "time_source": "ncu_cold", "time_warm_ns": ""}
-        for k in corpus.METRICS:
-            row[k] = m.get(k, "")
-        rows.append(row)
-    spread = ncu("spread")
-    for i, (fam, params) in enumerate(listed("env.txt", "list-spread")):
-        m = spread[i]
-        row = {"family": SPREAD[fam], "params": params, "time_ns": m["gpu__time_duration.sum"],
-               "time_source": "ncu_cold", "time_warm_ns": ""}
-        for k in corpus.METRICS:
-            row[k] = m.get(k, "")
-        rows.append(row)
-    dirty = ncu("dirty")
-    for i, (fam, params) in enumerate(listed("env.txt", "list-dirty")):
-        m = dirty[i]
-        row = {"family": "dirty_lines", "params": params, "time_ns": m["gpu__time_duration.sum"],
-               "time_source": "ncu_cold", "time_warm_ns": ""}
-        for k in corpus.METRICS:
-            row[k] = m.get(k, "")
-        rows.append(row)
+    for raw, head, family in sources:
+        per = ncu(raw)
+        # The cold launches come first in their list; pst_warm's are warm.csv's.
+        for i, (fam, params) in enumerate(listed("env.txt", head)):
+            if fam == "pst_warm":
+                continue
+            m = per[i]
+            row = {"family": family(fam), "params": params, "time_ns": m["gpu__time_duration.sum"],
+                   "time_source": "ncu_cold", "time_warm_ns": ""}
+            for k in corpus.METRICS:
+                row[k] = m.get(k, "")
+            rows.append(row)
     corpus.write("pstore.csv", rows, dst=os.path.join(here, "..", "..", "..", corpus.DST))
 
 
