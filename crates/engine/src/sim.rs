@@ -32,7 +32,7 @@
 use crate::l2::L2;
 use crate::noc::Noc;
 use crate::sample::{Mark, Sampler, Sampling, Steady};
-use crate::sm::{ps, written_bytes, Sm, SmTiming};
+use crate::sm::{ps, written_lines, Sm, SmTiming};
 use crate::spec::DeviceSpec;
 use crate::Counters;
 use dram::Dram;
@@ -184,6 +184,8 @@ pub struct Simulation<'a> {
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     scratch: Scratch,
     lines: Vec<LineRequest>,
+    /// The bytes a store instruction writes, per line.
+    written: Vec<(u64, [u32; 4])>,
     cycle: f64,
     /// Shared-memory load latency.
     shared_ps: u64,
@@ -427,6 +429,7 @@ impl<'a> Simulation<'a> {
             heap: BinaryHeap::new(),
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
+            written: Vec::with_capacity(32),
             cycle,
             shared_ps: ps(dev.shared.latency_cycles as f64, cycle),
             bar_arrival_ps: ps(dev.sm.barrier_arrival_cycles, cycle),
@@ -703,9 +706,46 @@ impl<'a> Simulation<'a> {
         fault_of(self.prog, &self.slots[id as usize].warp, err)
     }
 
+    /// Whether the access warp `id` holds back (a store's values, room in
+    /// the LSU or miss path) can issue at `t`; if not, the warp goes back
+    /// to the scheduler until it may, and the access stays where it is.
+    fn pending_ready(&mut self, id: u32, t: u64) -> bool {
+        let s = &mut self.slots[id as usize];
+        let Some(a) = &mut s.pending else {
+            return true;
+        };
+        let mut ready = 0;
+        let mut m = a.srcs;
+        while m != 0 {
+            ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
+            m &= m - 1;
+        }
+        let wake = if ready > t {
+            a.srcs = 0;
+            ready
+        } else {
+            let sm = &mut self.sms[s.sm as usize];
+            if a.space == MemSpace::Shared {
+                sm.lsu_room(t)
+            } else {
+                sm.mem_room(t)
+            }
+        };
+        if wake > t {
+            self.heap.push(Reverse((wake, id)));
+            return false;
+        }
+        true
+    }
+
     fn run_warp(&mut self, id: u32, t0: u64) -> Result<(), SimError> {
         let mut t = t0;
+        if !self.pending_ready(id, t) {
+            return Ok(());
+        }
         let mut acc = self.slots[id as usize].pending.take();
+        // A held-back access just found ready: no second check.
+        let mut checked = acc.is_some();
         loop {
             let mut a = match acc.take() {
                 Some(a) => a,
@@ -812,6 +852,14 @@ impl<'a> Simulation<'a> {
                     }
                 }
             };
+            if std::mem::take(&mut checked) {
+                t = self.memory(id, &a, t);
+                if t > t0 {
+                    self.heap.push(Reverse((t, id)));
+                    return Ok(());
+                }
+                continue;
+            }
             // A store waits for the values it stores.
             let s = &mut self.slots[id as usize];
             let mut ready = 0;
@@ -914,18 +962,26 @@ impl<'a> Simulation<'a> {
                 l2.prefetch(r.line);
             }
         }
+        let mut written = std::mem::take(&mut self.written);
+        if !is_load {
+            written_lines(a.width, a.mask, &a.addrs, &mut written);
+        }
         let mut done = issue;
         for r in &lines {
             let at = self.sms[sm_i].lsu_line(issue);
             let arrive = if is_load {
                 self.load_line(sm_i, r, at, l1_caches)
             } else {
-                let bytes = written_bytes(a.width, a.mask, &a.addrs, r.line);
+                let bytes = written
+                    .iter()
+                    .find(|w| w.0 == r.line)
+                    .map_or([0; 4], |w| w.1);
                 self.store_line(sm_i, r, bytes, at)
             };
             done = done.max(arrive);
         }
         self.lines = lines;
+        self.written = written;
         let s = &mut self.slots[id as usize];
         if is_load {
             if let Some(d) = a.dst {

@@ -251,19 +251,49 @@ pub fn written_bytes(width: u8, mask: u32, addrs: &[u64; 32], line: u64) -> [u32
         let lane = m.trailing_zeros() as usize;
         m &= m - 1;
         let a = addrs[lane];
-        if a / 128 * 128 != line {
-            continue;
+        if a / 128 * 128 == line {
+            add_word(&mut out, width, (a - line) as usize);
         }
-        let off = (a - line) as usize;
-        let bits: u64 = if width >= 32 {
-            u32::MAX as u64
-        } else {
-            (1u64 << width) - 1
-        };
-        // A word never crosses a sector (natural alignment, width <= 16).
-        out[off / 32] |= (bits << (off % 32)) as u32;
     }
     out
+}
+
+/// Marks a word of `width` bytes at byte `off` of a line as written.
+#[inline]
+fn add_word(out: &mut [u32; 4], width: u8, off: usize) {
+    let bits: u64 = if width >= 32 {
+        u32::MAX as u64
+    } else {
+        (1u64 << width) - 1
+    };
+    // A word never crosses a sector (natural alignment, width <= 16).
+    out[off / 32] |= (bits << (off % 32)) as u32;
+}
+
+/// [`written_bytes`] of every line a store instruction writes, in one pass
+/// over its lanes: `(line, bytes)` in order of each line's first lane.
+pub fn written_lines(width: u8, mask: u32, addrs: &[u64; 32], out: &mut Vec<(u64, [u32; 4])>) {
+    out.clear();
+    let mut m = mask;
+    let mut last = usize::MAX;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = addrs[lane];
+        let line = a / 128 * 128;
+        let k = match out.get(last) {
+            Some(&(l, _)) if l == line => last,
+            _ => match out.iter().position(|&(l, _)| l == line) {
+                Some(k) => k,
+                None => {
+                    out.push((line, [0; 4]));
+                    out.len() - 1
+                }
+            },
+        };
+        add_word(&mut out[k].1, width, (a - line) as usize);
+        last = k;
+    }
 }
 
 #[cfg(test)]
@@ -337,5 +367,14 @@ mod tests {
         assert_eq!(b, [0x000f_000f; 4]);
         let full = written_bytes(16, 0b11, &addrs, 4096);
         assert_eq!(full[0], 0xffff_ffff);
+        // Every line's bytes in one pass, the same as line by line.
+        addrs[5] = 8192 + 100;
+        addrs[9] = 4096 + 16 * 3;
+        let mut lines = Vec::new();
+        written_lines(4, u32::MAX, &addrs, &mut lines);
+        assert_eq!(lines.len(), 5);
+        for &(l, b) in &lines {
+            assert_eq!(b, written_bytes(4, u32::MAX, &addrs, l), "line {l}");
+        }
     }
 }
