@@ -263,9 +263,13 @@ impl BankTiming {
 }
 
 impl Bank {
-    /// Books a column access (a write if `write`) to `row` ready at `t`; the activation, if
-    /// any, is placed on `acts` (four per tFAW). Returns the column
-    /// command's time, whether the row was open, and the booking's index.
+    /// Books a column access (a write if `write`) to `row` ready at `t`; the
+    /// activation, if any, is placed on `acts` (four per tFAW).
+    /// `bus_cas(c)` is when the data bus lets a column command wanted at
+    /// `c` go (its burst waits for room): the booking spans the bank until
+    /// then, so that no later booking of the bank overlaps it. Returns the
+    /// time the column command is wanted (what the bus is then booked
+    /// with), whether the row was open, and the booking's index.
     fn book(
         &mut self,
         row: u64,
@@ -274,6 +278,7 @@ impl Bank {
         k: &BankTiming,
         acts: &mut Calendar,
         faw4: u64,
+        bus_cas: impl Fn(u64) -> u64,
     ) -> (u64, bool, usize) {
         // The first booking that is still busy at `t`; the scheduler looks
         // at most `WINDOW` bookings ahead for idle time, else queues last.
@@ -294,6 +299,17 @@ impl Bank {
                 }
                 None => (g0 + k.t_rcd, false, g0),
             };
+            // Where the column command can go: after the activation that
+            // four-per-tFAW allows, and when the data bus has room for its
+            // burst. The booking must fit with that time, or the bank would
+            // hold two accesses at once.
+            let cas = if hit {
+                cas
+            } else {
+                acts.peek(cas - k.t_rcd, 1) - faw4 + k.t_rcd
+            };
+            let want = cas;
+            let cas = bus_cas(want);
             let end = cas + k.col;
             let fits = match self.ops.get(i) {
                 None => true,
@@ -307,12 +323,17 @@ impl Bank {
                 i += 1;
                 continue;
             }
-            let (cas, act) = if hit {
-                (cas, prev.map_or(0, |p| p.act))
+            let act = if hit {
+                prev.map_or(0, |p| p.act)
             } else {
-                let earliest = cas - k.t_rcd;
-                let act = acts.reserve(earliest, 1) - faw4;
-                (act + k.t_rcd, act)
+                let (earliest, _) = match prev {
+                    Some(p) => {
+                        let pre = g0.max(p.act + k.t_ras).max(p.recover(k));
+                        (pre + k.t_rp, pre)
+                    }
+                    None => (g0, g0),
+                };
+                acts.reserve(earliest, 1) - faw4
             };
             self.ops.insert(
                 i,
@@ -325,7 +346,7 @@ impl Bank {
                     write,
                 },
             );
-            return (cas, hit, i);
+            return (want, hit, i);
         }
     }
 
@@ -558,18 +579,27 @@ impl Dram {
         let t = self.advanced;
         let ch = self.ch[c].catch_up(t);
         ch.banks[b].advance(t);
-        let (cas, hit, i) =
-            ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, self.t_faw / 4);
-        if hit {
-            self.stats.row_hits += 1;
-        } else {
-            self.stats.row_misses += 1;
-        }
         let turnaround = match (ch.last_write, write) {
             (true, false) => self.t_wtr,
             (false, true) => self.t_rtw,
             _ => 0,
         };
+        let (t_cl, burst) = (self.t_cl, self.burst);
+        let bus = &ch.bus;
+        let (cas, hit, i) = ch.banks[b].book(
+            row,
+            write,
+            now,
+            &self.bank,
+            &mut ch.acts,
+            self.t_faw / 4,
+            |cas| bus.peek(cas + t_cl, burst + turnaround) - burst - t_cl,
+        );
+        if hit {
+            self.stats.row_hits += 1;
+        } else {
+            self.stats.row_misses += 1;
+        }
         // The data bus: a turnaround costs bus time; the burst takes the
         // first free slot after the data is ready.
         let done = ch.bus.reserve(cas + self.t_cl, self.burst + turnaround);
@@ -904,5 +934,35 @@ mod tests {
             (s.bytes_read, s.bytes_written, s.read_modify_writes),
             (32, 64, 1)
         );
+    }
+
+    /// No bank does two things at once: whatever the order and times of
+    /// the requests, each booking of a bank ends (write recovery
+    /// included, where the next one closes the row) before the next
+    /// begins, with the data bus and the activation window deciding when
+    /// the column commands go.
+    #[test]
+    fn a_bank_holds_one_access_at_a_time() {
+        use proptest::prelude::*;
+        let reqs = prop::collection::vec((0u64..1 << 16, 0u64..200_000, any::<bool>()), 1..300);
+        proptest!(|(reqs in reqs, wr in 0.0f64..30.0)| {
+            let mut d = Dram::new(DramSpec { t_wr_ns: wr, ..spec() });
+            for (addr, now, write) in reqs {
+                if write {
+                    d.write(addr / 32 * 32, 32, false, now);
+                } else {
+                    d.read(addr, 32, now);
+                }
+            }
+            d.drain(0);
+            for ch in &d.ch {
+                for bank in &ch.banks {
+                    for (a, b) in bank.ops.iter().zip(bank.ops.iter().skip(1)) {
+                        let free = if b.hit { a.end } else { a.recover(&d.bank) };
+                        prop_assert!(free <= b.begin, "{a:?} overlaps {b:?}");
+                    }
+                }
+            }
+        });
     }
 }

@@ -198,6 +198,28 @@ impl Calendar {
         done
     }
 
+    /// What [`Calendar::reserve`] would return for `amount` units at or
+    /// after `t`, without reserving them.
+    pub fn peek(&self, t: u64, amount: u64) -> u64 {
+        let b = self.bucket_ps;
+        let mut left = amount;
+        let mut i = self.by_bucket.div(t).max(self.start).max(self.first_open);
+        loop {
+            let u = self
+                .used
+                .get((i - self.start) as usize)
+                .copied()
+                .unwrap_or(0);
+            let take = (self.cap - u).min(left);
+            left -= take;
+            if left == 0 {
+                let fill = self.by_cap.div_ceil((u + take) * b);
+                return (i * b + fill).max(t + self.by_cap.div_ceil(amount * b));
+            }
+            i += 1;
+        }
+    }
+
     /// Forgets intervals that end before `t` (reservations earlier than
     /// that are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
@@ -434,6 +456,18 @@ mod tests {
             }
             prop_assert!(c.busy() as u128 * bucket as u128 <= cap as u128 * last as u128);
             prop_assert_eq!(c.last_done(), last);
+        }
+
+        /// Peeking tells what reserving gives, and books nothing.
+        #[test]
+        fn calendar_peek_is_reserve_without_booking(reqs in prop::collection::vec((0u64..5000, 1u64..40), 1..100),
+                                                    bucket in 1u64..200, cap in 1u64..50) {
+            let mut c = Calendar::new(bucket, cap);
+            for (t, a) in reqs {
+                let p = c.peek(t, a);
+                prop_assert_eq!(c.peek(t, a), p);
+                prop_assert_eq!(c.reserve(t, a), p);
+            }
         }
 
         /// At no time do more than k requests hold entries of a pool of k.
