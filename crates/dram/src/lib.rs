@@ -248,6 +248,9 @@ struct BankTiming {
     col: u64,
     /// A write's column command to the bank's next precharge.
     t_wr: u64,
+    /// A quarter of tFAW: how far before its slot on the activation
+    /// calendar an activation goes (four per tFAW).
+    faw4: u64,
 }
 
 impl BankTiming {
@@ -277,7 +280,6 @@ impl Bank {
         t: u64,
         k: &BankTiming,
         acts: &mut Calendar,
-        faw4: u64,
         bus_cas: impl Fn(u64) -> u64,
     ) -> (u64, bool, usize) {
         // The first booking that is still busy at `t`; the scheduler looks
@@ -306,7 +308,7 @@ impl Bank {
             let cas = if hit {
                 cas
             } else {
-                acts.peek(cas - k.t_rcd, 1) - faw4 + k.t_rcd
+                acts.peek(cas - k.t_rcd, 1) - k.faw4 + k.t_rcd
             };
             let want = cas;
             let cas = bus_cas(want);
@@ -333,7 +335,7 @@ impl Bank {
                     }
                     None => (g0, g0),
                 };
-                acts.reserve(earliest, 1) - faw4
+                acts.reserve(earliest, 1) - k.faw4
             };
             self.ops.insert(
                 i,
@@ -433,7 +435,6 @@ pub struct Dram {
     t_cl: u64,
     t_wtr: u64,
     t_rtw: u64,
-    t_faw: u64,
     il_shift: u32,
     il_mask: u64,
     row_shift: u32,
@@ -483,11 +484,11 @@ impl Dram {
                 t_ras: ps(spec.t_ras_ns),
                 col: burst.max(ps(spec.t_ccd_l_ns)),
                 t_wr: ps(spec.t_wr_ns),
+                faw4: ps(spec.t_faw_ns).max(1) / 4,
             },
             t_cl: ps(spec.t_cl_ns),
             t_wtr: ps(spec.t_wtr_ns),
             t_rtw: ps(spec.t_rtw_ns),
-            t_faw: ps(spec.t_faw_ns).max(1) / 4 * 4,
             il_shift: spec.interleave_bytes.trailing_zeros(),
             il_mask: spec.interleave_bytes as u64 - 1,
             row_shift: spec.row_bytes.trailing_zeros(),
@@ -586,15 +587,9 @@ impl Dram {
         };
         let (t_cl, burst) = (self.t_cl, self.burst);
         let bus = &ch.bus;
-        let (cas, hit, i) = ch.banks[b].book(
-            row,
-            write,
-            now,
-            &self.bank,
-            &mut ch.acts,
-            self.t_faw / 4,
-            |cas| bus.peek(cas + t_cl, burst + turnaround) - burst - t_cl,
-        );
+        let (cas, hit, i) = ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, |cas| {
+            bus.peek(cas + t_cl, burst + turnaround) - burst - t_cl
+        });
         if hit {
             self.stats.row_hits += 1;
         } else {
