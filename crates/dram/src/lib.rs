@@ -293,27 +293,16 @@ impl Bank {
         loop {
             let prev = i.checked_sub(1).map(|j| self.ops[j]);
             let g0 = prev.map_or(t, |p| t.max(p.end));
-            let (cas, hit, pre) = match prev {
-                Some(p) if p.row == row => (g0, true, g0),
+            // `act_at`: the earliest activation, for a row miss.
+            let (cas, hit, pre, act_at) = match prev {
+                Some(p) if p.row == row => (g0, true, g0, 0),
                 Some(p) => {
                     let pre = g0.max(p.act + k.t_ras).max(p.recover(k));
-                    (pre + k.t_rp + k.t_rcd, false, pre)
+                    (pre + k.t_rp + k.t_rcd, false, pre, pre + k.t_rp)
                 }
-                None => (g0 + k.t_rcd, false, g0),
+                None => (g0 + k.t_rcd, false, g0, g0),
             };
-            // Where the column command can go: after the activation that
-            // four-per-tFAW allows, and when the data bus has room for its
-            // burst. The booking must fit with that time, or the bank would
-            // hold two accesses at once.
-            let cas = if hit {
-                cas
-            } else {
-                acts.peek(cas - k.t_rcd, 1) - k.faw4 + k.t_rcd
-            };
-            let want = cas;
-            let cas = bus_cas(want);
-            let end = cas + k.col;
-            let fits = match self.ops.get(i) {
+            let fits = |end: u64| match self.ops.get(i) {
                 None => true,
                 // The next booking keeps its row (it finds this one's
                 // open, or precharges after this one's recovery), and
@@ -321,21 +310,30 @@ impl Bank {
                 Some(n) if n.hit => end <= n.begin && n.row == row,
                 Some(n) => end + k.recovery(write) <= n.begin,
             };
-            if !fits {
+            // The bank's own timing first; the activation window and the
+            // bus only move the column command later.
+            if !fits(cas + k.col) {
+                i += 1;
+                continue;
+            }
+            // Where the column command can go: after the activation that
+            // four-per-tFAW allows, and when the data bus has room for its
+            // burst. The booking must fit with that time, or the bank would
+            // hold two accesses at once.
+            let want = if hit {
+                cas
+            } else {
+                acts.peek(act_at, 1) - k.faw4 + k.t_rcd
+            };
+            let cas = bus_cas(want);
+            if !fits(cas + k.col) {
                 i += 1;
                 continue;
             }
             let act = if hit {
                 prev.map_or(0, |p| p.act)
             } else {
-                let (earliest, _) = match prev {
-                    Some(p) => {
-                        let pre = g0.max(p.act + k.t_ras).max(p.recover(k));
-                        (pre + k.t_rp, pre)
-                    }
-                    None => (g0, g0),
-                };
-                acts.reserve(earliest, 1) - k.faw4
+                acts.reserve(act_at, 1) - k.faw4
             };
             self.ops.insert(
                 i,
