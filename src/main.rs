@@ -62,7 +62,7 @@ TIMING:
   (like gpu__time_duration). DEVIATIONS.md lists where it differs from measurements.
 
 SAMPLING:
-  A grid of 100 waves or more (waves = SMs x blocks per SM) is timed only until blocks retire
+  A grid of 32 waves or more (waves = SMs x blocks per SM) is timed only until blocks retire
   at a steady rate: the two halves of the waves since the warm-up (and since the L2 has turned
   its contents over, where the kernel touches more than it holds) must agree within 1%. The
   blocks not timed add that rate; L2 and DRAM counters are carried over on the sectors issued.

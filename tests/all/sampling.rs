@@ -67,10 +67,16 @@ fn a_sampled_point_keeps_exact_counts_and_time_within_two_percent() {
     }
 }
 
-/// `auto` (the default) times every block of a grid under 100 waves.
+/// `auto` (the default) times every block of a grid under 32 waves (1 MiB
+/// of doubles: 512 blocks, 10 waves of 48) and samples the 4 MiB one (42
+/// waves).
 #[test]
-fn auto_times_short_grids_whole() {
+fn auto_times_short_grids_whole_and_samples_long_ones() {
+    let (h, rows) = run_csv(&["--set", "offset=0", "--set", "elem=8", "--set", "nMB=1"]);
+    assert_eq!(rows[0][col(&h, "sampled_fraction")], "1.0000");
     let (h, rows) = run_csv(&["--set", "offset=0", "--set", "elem=8"]);
+    assert_ne!(rows[0][col(&h, "sampled_fraction")], "1.0000");
+    let (h, rows) = run_csv(&["--set", "offset=0", "--set", "elem=8", "--sample", "off"]);
     assert_eq!(rows[0][col(&h, "sampled_fraction")], "1.0000");
 }
 
@@ -88,4 +94,47 @@ fn a_bad_sampling_mode_is_refused() {
         err.contains("sometimes") && err.contains("on, off, auto"),
         "{err}"
     );
+}
+
+/// A store stream of 48 MiB on the H200 fits in its L2 (60 MiB) but not in
+/// what the L2 keeps dirty (2198 lines per slice, 27 MB): the first 27 MB
+/// cost no DRAM writes, the rest are written back as they come. Sampled,
+/// the steady state starts only once the L2 writes back, so the DRAM
+/// writes carried over are the stream's (an earlier sampler took its rate
+/// from the first waves and reported none).
+#[test]
+fn a_store_stream_past_the_dirty_limit_is_sampled_once_the_l2_writes_back() {
+    let run = |mode: &str| {
+        let (ok, out, err) = gpusim(&[
+            "run",
+            "configs/h200.ron",
+            "workloads/partial_store.ron",
+            "--set",
+            "fMB=48",
+            "--set",
+            "k=32",
+            "--sample",
+            mode,
+            "--csv",
+            "-",
+        ]);
+        assert!(ok, "{err}");
+        let mut lines = out
+            .lines()
+            .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+        let h = lines.next().expect("header");
+        let r = lines.next().expect("row");
+        let v = |c: &str| r[col(&h, c)].parse::<f64>().unwrap();
+        (
+            v("sampled_fraction"),
+            v("dram__bytes_write.sum"),
+            v("time_ns"),
+        )
+    };
+    let (frac, w_on, t_on) = run("auto");
+    let (_, w_off, t_off) = run("off");
+    assert!(frac < 1.0, "sampled: {frac}");
+    assert!(w_off > 20e6, "the full run writes back: {w_off}");
+    assert!((w_on / w_off - 1.0).abs() <= 0.01, "{w_on} against {w_off}");
+    assert!((t_on / t_off - 1.0).abs() <= 0.02, "{t_on} against {t_off}");
 }

@@ -206,6 +206,12 @@ pub struct Simulation<'a> {
     limit: u64,
     retired_blocks: u64,
     sampler: Option<Sampler>,
+    /// The kernel may touch more than the L2 holds: its steady state
+    /// starts once the L2 has turned its contents over.
+    need_turnover: bool,
+    /// The kernel may store more than the L2 keeps dirty: its steady
+    /// state starts once the L2 writes back.
+    need_writeback: bool,
     steady: Option<Steady>,
     /// Each warp of a block, traced, where the kernel is block-affine
     /// (else empty: warps execute).
@@ -445,6 +451,8 @@ impl<'a> Simulation<'a> {
             limit: prog.blocks(),
             retired_blocks: 0,
             sampler: None,
+            need_turnover: false,
+            need_writeback: false,
             steady: None,
             traces: Vec::new(),
         }
@@ -539,14 +547,21 @@ impl<'a> Simulation<'a> {
                 None => count_each_warp(self.dev, self.prog, self.budget)?,
             };
             // At most this many bytes are touched; beyond the L2's
-            // capacity the steady state includes its evictions.
+            // capacity the steady state includes its evictions. Likewise,
+            // a kernel that may store more than the L2 keeps dirty reaches
+            // its steady state only once the L2 writes back.
             let touched = (c.sectors_ld + c.sectors_st) * 32;
-            let need_turnover = self
-                .dev
-                .l2
-                .as_ref()
-                .is_some_and(|l| touched > l.slice.size_bytes * l.slices as u64);
-            self.sampler = Some(Sampler::new(wave, need_turnover));
+            let stored = c.sectors_st * 32;
+            if let Some(l) = &self.dev.l2 {
+                self.need_turnover = touched > l.slice.size_bytes * l.slices as u64;
+                self.need_writeback = l.dirty_lines.is_some_and(|d| {
+                    stored > d as u64 * l.slice.line_bytes as u64 * l.slices as u64
+                });
+            }
+            self.sampler = Some(Sampler::new(
+                wave,
+                self.need_turnover || self.need_writeback,
+            ));
             exact = Some(c);
         }
         // First wave: round-robin over SMs.
@@ -673,7 +688,12 @@ impl<'a> Simulation<'a> {
                 // slice): the contents have turned over once twice the
                 // lines the L2 holds have been replaced.
                 let lines = spec.slice.size_bytes / spec.slice.line_bytes as u64;
-                (l2.stats(), l2.evictions() >= 2 * lines * spec.slices as u64)
+                let turned = l2.evictions() >= 2 * lines * spec.slices as u64;
+                let writing = ds.bytes_written > 0;
+                (
+                    l2.stats(),
+                    (turned || !self.need_turnover) && (writing || !self.need_writeback),
+                )
             }
             _ => (Default::default(), false),
         };
