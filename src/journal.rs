@@ -188,6 +188,7 @@ fn encode(r: &PointResult) -> String {
         b.dram_queue_stall,
         b.load_latency_cycles,
         b.achieved_occupancy,
+        b.dram_row_hit_rate,
     ]
     .map(f64::to_bits);
     json!({
@@ -218,7 +219,7 @@ fn decode(v: &Value) -> Option<PointResult> {
     };
     let c = u64s("counters", 21)?;
     let smp = u64s("sample", 3)?;
-    let b: Vec<f64> = u64s("bottleneck_bits", 11)?
+    let b: Vec<f64> = u64s("bottleneck_bits", 12)?
         .into_iter()
         .map(f64::from_bits)
         .collect();
@@ -267,6 +268,7 @@ fn decode(v: &Value) -> Option<PointResult> {
             dram_queue_stall: b[8],
             load_latency_cycles: b[9],
             achieved_occupancy: b[10],
+            dram_row_hit_rate: b[11],
             blocks_per_sm: u32::try_from(v.get("blocks_per_sm")?.as_u64()?).ok()?,
         },
         sample: engine::SampleInfo {

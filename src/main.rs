@@ -53,7 +53,8 @@ OUTPUT:
   --csv and --json write every column: Nsight Compute's counters
   (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...), transactions_32b/64b/128b, the
   shared-memory instructions, wavefronts and bank conflicts
-  (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, ...), and the utilisation of each unit (lsu, l1, noc, l2, dram), mean load latency and occupancy.
+  (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, ...), and the utilisation of each unit (lsu, l1, noc, l2, dram), mean load latency and occupancy,
+  and dram_row_hit_rate (DRAM accesses that found their row open / all DRAM accesses).
 
 TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the

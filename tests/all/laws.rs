@@ -19,7 +19,8 @@
 //!
 //! 1. `law1_utilisations_are_fractions`: every utilisation in `Bottlenecks`
 //!    (`lsu_util`, `l1_util`, `noc_util`, `l2_util`, `dram_util`,
-//!    `achieved_occupancy`) is finite and in `[0, 1 + 1e-9]`; `load_latency_cycles`
+//!    `achieved_occupancy`, and the fraction `dram_row_hit_rate`) is finite
+//!    and in `[0, 1 + 1e-9]`; `load_latency_cycles`
 //!    is finite and `>= 0`.
 //! 2. `law2_dram_traffic_within_peak_bandwidth`: `(dram__bytes_read +
 //!    dram__bytes_write) / kernel time <= DeviceSpec::peak_gbps()`, where the kernel
@@ -873,7 +874,7 @@ fn simulate(dev: &DeviceSpec, wl: &Workload, regs: u32) -> Result<(Counters, Bot
         })
 }
 
-fn utilisations(b: &Bottlenecks) -> [(&'static str, f64); 6] {
+fn utilisations(b: &Bottlenecks) -> [(&'static str, f64); 7] {
     [
         ("lsu_util", b.lsu_util),
         ("l1_util", b.l1_util),
@@ -881,10 +882,11 @@ fn utilisations(b: &Bottlenecks) -> [(&'static str, f64); 6] {
         ("l2_util", b.l2_util),
         ("dram_util", b.dram_util),
         ("achieved_occupancy", b.achieved_occupancy),
+        ("dram_row_hit_rate", b.dram_row_hit_rate),
     ]
 }
 
-fn bits(b: &Bottlenecks) -> [u64; 8] {
+fn bits(b: &Bottlenecks) -> [u64; 9] {
     [
         b.lsu_util.to_bits(),
         b.l1_util.to_bits(),
@@ -893,6 +895,7 @@ fn bits(b: &Bottlenecks) -> [u64; 8] {
         b.dram_util.to_bits(),
         b.load_latency_cycles.to_bits(),
         b.achieved_occupancy.to_bits(),
+        b.dram_row_hit_rate.to_bits(),
         b.blocks_per_sm as u64,
     ]
 }

@@ -524,7 +524,7 @@ pub const SHARED_COLUMNS: [&str; 6] = [
 ];
 
 /// Bottleneck-report columns, in CSV order.
-pub const REPORT_COLUMNS: [&str; 11] = [
+pub const REPORT_COLUMNS: [&str; 12] = [
     "lsu_util",
     "l1_util",
     "noc_util",
@@ -536,6 +536,7 @@ pub const REPORT_COLUMNS: [&str; 11] = [
     "dram_queue_stall",
     "load_latency_cycles",
     "achieved_occupancy",
+    "dram_row_hit_rate",
 ];
 
 /// The CSV header for a workload's parameters.
@@ -607,6 +608,7 @@ pub fn csv_row(r: &PointResult, params: &[String]) -> Vec<String> {
         b.dram_queue_stall,
         b.load_latency_cycles,
         b.achieved_occupancy,
+        b.dram_row_hit_rate,
     ] {
         v.push(format!("{x:.3}"));
     }

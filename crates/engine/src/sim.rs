@@ -112,6 +112,10 @@ pub struct Bottlenecks {
     pub load_latency_cycles: f64,
     /// Mean resident warps per SM over max warps per SM.
     pub achieved_occupancy: f64,
+    /// DRAM accesses that found their row open, over all DRAM accesses
+    /// (0 when there were none): how much of the traffic paid no
+    /// precharge and activation.
+    pub dram_row_hit_rate: f64,
     /// Blocks resident per SM by the occupancy limits.
     pub blocks_per_sm: u32,
 }
@@ -1235,6 +1239,7 @@ impl<'a> Simulation<'a> {
                 0.0
             },
             achieved_occupancy: self.warp_time / (endf * n_sm * dev.sm.max_warps as f64),
+            dram_row_hit_rate: ds.row_hits as f64 / (ds.row_hits + ds.row_misses).max(1) as f64,
             blocks_per_sm: per_sm,
         };
         debug_assert!(self.noc.last_done() <= end);
