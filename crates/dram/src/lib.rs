@@ -272,7 +272,7 @@ impl Bank {
     /// `c` go (its burst waits for room): the booking spans the bank until
     /// then, so that no later booking of the bank overlaps it. Returns the
     /// time the column command is wanted (what the bus is then booked
-    /// with), whether the row was open, and the booking's index.
+    /// with) and whether the row was open.
     fn book(
         &mut self,
         row: u64,
@@ -281,7 +281,7 @@ impl Bank {
         k: &BankTiming,
         acts: &mut Calendar,
         bus_cas: impl Fn(u64) -> u64,
-    ) -> (u64, bool, usize) {
+    ) -> (u64, bool) {
         // The first booking that is still busy at `t`; the scheduler looks
         // at most `WINDOW` bookings ahead for idle time, else queues last.
         let first = self.ops.partition_point(|o| o.end <= t);
@@ -346,15 +346,8 @@ impl Bank {
                     write,
                 },
             );
-            return (want, hit, i);
+            return (want, hit);
         }
-    }
-
-    /// The column command of booking `i` went at `cas` (the data bus
-    /// decides when): the bank is busy until `cas + col`.
-    fn issued(&mut self, i: usize, cas: u64, k: &BankTiming) {
-        let o = &mut self.ops[i];
-        o.end = o.end.max(cas + k.col);
     }
 
     /// Forgets bookings that ended before `t`, keeping the latest of them
@@ -585,7 +578,7 @@ impl Dram {
         };
         let (t_cl, burst) = (self.t_cl, self.burst);
         let bus = &ch.bus;
-        let (cas, hit, i) = ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, |cas| {
+        let (cas, hit) = ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, |cas| {
             bus.peek(cas + t_cl, burst + turnaround) - burst - t_cl
         });
         if hit {
@@ -594,9 +587,9 @@ impl Dram {
             self.stats.row_misses += 1;
         }
         // The data bus: a turnaround costs bus time; the burst takes the
-        // first free slot after the data is ready.
+        // first free slot after the data is ready (the one the booking was
+        // placed by, so the bank's booking already ends with its burst).
         let done = ch.bus.reserve(cas + self.t_cl, self.burst + turnaround);
-        ch.banks[b].issued(i, done - self.burst - self.t_cl, &self.bank);
         ch.busy_ps += self.burst;
         ch.last_write = write;
         done

@@ -245,6 +245,30 @@ fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
 
 /// Coalesces `a` by the device's rule for its kind into `lines`; returns
 /// whether it is a load, and the rule.
+/// When a memory access of a warp whose registers are ready at
+/// `reg_ready` may issue on `sm`, asked at `t` (`t` if it may now). A
+/// store waits for the values it stores (and then no longer: `srcs` is
+/// cleared); then back-pressure: a full LSU queue or miss path holds the
+/// warp back, and it retries when there is room (so that every unit is
+/// booked in time order, not ahead of requests still to come).
+fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> u64 {
+    let mut ready = 0;
+    let mut m = a.srcs;
+    while m != 0 {
+        ready = ready.max(reg_ready[m.trailing_zeros() as usize]);
+        m &= m - 1;
+    }
+    if ready > t {
+        a.srcs = 0;
+        return ready;
+    }
+    if a.space == MemSpace::Shared {
+        sm.lsu_room(t)
+    } else {
+        sm.mem_room(t)
+    }
+}
+
 pub(crate) fn coalesce(
     dev: &DeviceSpec,
     a: &WarpAccess,
@@ -738,23 +762,7 @@ impl<'a> Simulation<'a> {
         let Some(a) = &mut s.pending else {
             return true;
         };
-        let mut ready = 0;
-        let mut m = a.srcs;
-        while m != 0 {
-            ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
-            m &= m - 1;
-        }
-        let wake = if ready > t {
-            a.srcs = 0;
-            ready
-        } else {
-            let sm = &mut self.sms[s.sm as usize];
-            if a.space == MemSpace::Shared {
-                sm.lsu_room(t)
-            } else {
-                sm.mem_room(t)
-            }
-        };
+        let wake = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
         if wake > t {
             self.heap.push(Reverse((wake, id)));
             return false;
@@ -884,32 +892,11 @@ impl<'a> Simulation<'a> {
                 }
                 continue;
             }
-            // A store waits for the values it stores.
             let s = &mut self.slots[id as usize];
-            let mut ready = 0;
-            let mut m = a.srcs;
-            while m != 0 {
-                ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
-                m &= m - 1;
-            }
-            if ready > t {
-                a.srcs = 0;
+            let wake = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
+            if wake > t {
                 s.pending = Some(a);
-                self.heap.push(Reverse((ready, id)));
-                return Ok(());
-            }
-            // Back-pressure: a full LSU queue or miss path holds the warp
-            // back, and it retries when there is room (so that every unit
-            // is booked in time order, not ahead of requests still to come).
-            let sm_i = s.sm as usize;
-            let room = if a.space == MemSpace::Shared {
-                self.sms[sm_i].lsu_room(t)
-            } else {
-                self.sms[sm_i].mem_room(t)
-            };
-            if room > t {
-                self.slots[id as usize].pending = Some(a);
-                self.heap.push(Reverse((room, id)));
+                self.heap.push(Reverse((wake, id)));
                 return Ok(());
             }
             t = self.memory(id, &a, t);

@@ -243,7 +243,9 @@ impl Sm {
 }
 
 /// Byte mask per 32-byte sector of the bytes the active lanes write in
-/// `line` (128-byte aligned).
+/// `line` (128-byte aligned): one line of [`written_lines`], lane by lane,
+/// which the tests check it against.
+#[cfg(test)]
 pub fn written_bytes(width: u8, mask: u32, addrs: &[u64; 32], line: u64) -> [u32; 4] {
     let mut out = [0u32; 4];
     let mut m = mask;
