@@ -247,6 +247,12 @@ struct ValidateArgs {
     /// validation measures the model, so every block is timed.
     #[arg(long = "sample", value_name = "on|off|auto", default_value = "off")]
     sample: engine::Sampling,
+    /// Override a field of each measured device's config before replaying
+    /// it, one value (repeatable; paths as `gpusim run --config-set`), to
+    /// see what a change does to the fit. Exits 1 as usual when a family
+    /// leaves its bounds.
+    #[arg(long = "config-set", value_name = "PATH=VALUE")]
+    config_set: Vec<String>,
     /// No progress bar and no timing line.
     #[arg(short, long)]
     quiet: bool,
@@ -539,19 +545,22 @@ fn main() -> ExitCode {
             Ok(())
         })(),
         Cmd::Merge(a) => merge::merge(&a.out, &a.shards),
-        Cmd::Validate(a) => validate::validate(&validate::Options {
-            data: a.data,
-            devices: a.device,
-            families: a.family,
-            ci: a.ci,
-            csv: a.csv,
-            plot: a.plot,
-            jobs: a.jobs.jobs,
-            run: engine::RunOptions {
-                sampling: a.sample,
-                ..Default::default()
-            },
-            quiet: a.quiet,
+        Cmd::Validate(a) => variants::parse(&a.config_set).and_then(|sets| {
+            validate::validate(&validate::Options {
+                config_set: sets,
+                data: a.data,
+                devices: a.device,
+                families: a.family,
+                ci: a.ci,
+                csv: a.csv,
+                plot: a.plot,
+                jobs: a.jobs.jobs,
+                run: engine::RunOptions {
+                    sampling: a.sample,
+                    ..Default::default()
+                },
+                quiet: a.quiet,
+            })
         }),
     };
     match r {

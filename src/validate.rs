@@ -59,7 +59,10 @@ EXAMPLES:
   One family, a CSV of every case and a plot:
       gpusim validate --family stream_read --csv stream.csv --plot stream.svg
   The quick subset run by CI:
-      gpusim validate --ci";
+      gpusim validate --ci
+  What first-ready DRAM scheduling with 1 KiB rows would do to the fit:
+      gpusim validate --family pst --config-set dram.first_ready=true \
+          --config-set dram.row_bytes=1024";
 
 /// One manifest: the measurements of one device.
 #[derive(Debug, Deserialize)]
@@ -140,6 +143,8 @@ pub struct Options {
     /// How each case is run (sampling).
     pub run: engine::RunOptions,
     pub quiet: bool,
+    /// Device overrides (`--config-set`), one value each.
+    pub config_set: Vec<engine::config_set::ConfigSet>,
 }
 
 const EXACT: [&str; 4] = [
@@ -245,6 +250,19 @@ pub fn validate(o: &Options) -> Result<(), Diag> {
         }
     }
 
+    let mut overrides = Vec::new();
+    for c in &o.config_set {
+        match c.values.as_slice() {
+            [v] => overrides.push((c.path.clone(), v.clone())),
+            _ => {
+                return Err(Diag::msg(format!(
+                    "--config-set {}: validate takes one value per field",
+                    c.path
+                )))
+            }
+        }
+    }
+
     // Devices, workloads and cases.
     let mut devs: Vec<DeviceSpec> = Vec::new();
     let mut wls: Vec<LoadedWorkload> = Vec::new();
@@ -253,7 +271,10 @@ pub fn validate(o: &Options) -> Result<(), Diag> {
     let mut cases: Vec<Case> = Vec::new();
     let mut csv_cache: BTreeMap<String, Vec<CsvRow>> = BTreeMap::new();
     for m in &chosen {
-        devs.push(engine::load_device(Path::new(&m.config))?);
+        devs.push(engine::config_set::load_device_with(
+            Path::new(&m.config),
+            &overrides,
+        )?);
         let dev = devs.len() - 1;
         for f in &m.families {
             if !o.families.is_empty() && !o.families.contains(&f.name) {

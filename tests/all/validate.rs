@@ -79,6 +79,46 @@ fn a_family_missing_its_target_fails_with_the_table_printed() {
 }
 
 #[test]
+fn config_set_replays_the_measurements_on_a_changed_device() {
+    let time = |extra: &[&str]| {
+        let csv = tmp(&format!("cs{}.csv", extra.len()));
+        let mut args = vec![
+            "validate",
+            "--data",
+            FIXTURE,
+            "--family",
+            "measured",
+            "-q",
+            "--csv",
+            csv.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = gpusim(&args);
+        assert!(ok, "{out}\n{err}");
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let row = text.lines().nth(1).unwrap().to_string();
+        let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+        let col = header.iter().position(|&h| h == "time_ns_sim").unwrap();
+        row.split(',').nth(col).unwrap().parse::<f64>().unwrap()
+    };
+    // A kernel overhead 10 us longer makes the case 10 us longer.
+    let base = time(&[]);
+    let longer = time(&["--config-set", "launch.kernel_overhead_ns=11248.0"]);
+    assert!((longer - base - 10_000.0).abs() < 1.0, "{base} {longer}");
+    // One value per field, and a field that exists.
+    let (ok, _, err) = gpusim(&[
+        "validate",
+        "--data",
+        FIXTURE,
+        "--config-set",
+        "dram.first_ready=true,false",
+    ]);
+    assert!(!ok && err.contains("one value per field"), "{err}");
+    let (ok, _, err) = gpusim(&["validate", "--data", FIXTURE, "--config-set", "dram.nope=1"]);
+    assert!(!ok && err.contains("no field `nope` in `dram`"), "{err}");
+}
+
+#[test]
 fn validate_bad_input_names_the_file_and_line() {
     let dir = tmp("bad");
     let dev = dir.join("dev");

@@ -85,6 +85,13 @@ pub struct DramSpec {
     /// (its accesses in that channel together) waits for a free entry and
     /// holds it until its data has crossed the pins.
     pub read_queue: u32,
+    /// First-ready scheduling of reads (FR-FCFS): a read of a row that is
+    /// open, or that a queued request opens, is served with that row's
+    /// hits ahead of a queued row miss that has not begun. Off (the
+    /// default): each read takes the first place its bank's bookings
+    /// leave it, as it arrives.
+    #[serde(default)]
+    pub first_ready: bool,
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
@@ -251,6 +258,8 @@ struct BankTiming {
     /// A quarter of tFAW: how far before its slot on the activation
     /// calendar an activation goes (four per tFAW).
     faw4: u64,
+    /// Reads join their row's queued batch ([`DramSpec::first_ready`]).
+    first_ready: bool,
 }
 
 impl BankTiming {
@@ -290,8 +299,15 @@ impl Bank {
         } else {
             first
         };
+        let joins = k.first_ready && !write && self.joins_batch(row, t, first);
         loop {
             let prev = i.checked_sub(1).map(|j| self.ops[j]);
+            // Served in its row's batch: the bank's work grows by one
+            // column access, and the row left open last is unchanged.
+            let row = match (joins && i == self.ops.len(), prev) {
+                (true, Some(p)) => p.row,
+                _ => row,
+            };
             let g0 = prev.map_or(t, |p| t.max(p.end));
             // `act_at`: the earliest activation, for a row miss.
             let (cas, hit, pre, act_at) = match prev {
@@ -348,6 +364,27 @@ impl Bank {
             );
             return (want, hit);
         }
+    }
+
+    /// Whether a read of `row` arriving at `t` joins a batch of that row
+    /// already queued (first-ready scheduling): a read booking of `row`
+    /// that is busy or open at `t` (from `first - 1`, the booking current
+    /// at `t`, on) and whose row is still to be closed by a later booking
+    /// not yet begun at `t`. An FR-FCFS controller serves such a read with
+    /// the row's other hits, before the queued row miss that follows them;
+    /// here its column access goes last (the replies already handed out
+    /// keep their times) and costs what a hit costs.
+    fn joins_batch(&self, row: u64, t: u64, first: usize) -> bool {
+        let n = self.ops.len();
+        match self.ops.back() {
+            Some(l) if l.row != row && l.end > t => {}
+            _ => return false,
+        }
+        let from = first.saturating_sub(1);
+        (from..n - 1)
+            .rev()
+            .find(|&k| self.ops[k].row == row)
+            .is_some_and(|k| !self.ops[k].write && self.ops[k + 1].begin > t)
     }
 
     /// Forgets bookings that ended before `t`, keeping the latest of them
@@ -476,6 +513,7 @@ impl Dram {
                 col: burst.max(ps(spec.t_ccd_l_ns)),
                 t_wr: ps(spec.t_wr_ns),
                 faw4: ps(spec.t_faw_ns).max(1) / 4,
+                first_ready: spec.first_ready,
             },
             t_cl: ps(spec.t_cl_ns),
             t_wtr: ps(spec.t_wtr_ns),
@@ -741,6 +779,7 @@ mod tests {
             t_faw_ns: 4.0,
             write_drain: 4,
             read_queue: 8,
+            first_ready: false,
             partial_write: PartialWrite::Masked,
             ecc_overhead: 0.0,
         }
@@ -927,6 +966,50 @@ mod tests {
     /// included, where the next one closes the row) before the next
     /// begins, with the data bus and the activation window deciding when
     /// the column commands go.
+    #[test]
+    fn a_read_joins_its_open_rows_batch_until_the_next_row_miss_begins() {
+        // tRCD = tRP = 10 ns, tRAS 30 ns, one column slot 2 ns.
+        let k = BankTiming {
+            t_rcd: 10_000,
+            t_rp: 10_000,
+            t_ras: 30_000,
+            col: 2_000,
+            t_wr: 0,
+            faw4: 1_000,
+            first_ready: true,
+        };
+        let mut acts = Calendar::new(4_000, 4);
+        let mut bank = Bank::default();
+        let now = |c| c;
+        let (a, b) = (1, 2);
+        // Row a opens (column at 10 ns); the miss to row b is queued and
+        // begins its precharge at 30 ns (tRAS after a's activation).
+        assert_eq!(bank.book(a, false, 0, &k, &mut acts, now), (10_000, false));
+        assert_eq!(bank.book(b, false, 0, &k, &mut acts, now), (50_000, false));
+        // A read of row a arriving at 29 ns finds a still open and b's
+        // precharge not begun: first-ready serves it as a hit, one column
+        // slot more of the bank's work (after b's, at 52 ns), where a
+        // first-come controller would reopen a after b (at 90 ns).
+        assert_eq!(
+            bank.book(a, false, 29_000, &k, &mut acts, now),
+            (52_000, true)
+        );
+        // Once b's precharge has begun, a is closed: a row miss.
+        let (_, hit) = bank.book(a, false, 31_000, &k, &mut acts, now);
+        assert!(!hit);
+        // A write does not join a read batch, and without first-ready
+        // scheduling neither does a read.
+        for (write, first_ready) in [(true, true), (false, false)] {
+            let k = BankTiming { first_ready, ..k };
+            let mut acts = Calendar::new(4_000, 4);
+            let mut bank = Bank::default();
+            bank.book(a, false, 0, &k, &mut acts, now);
+            bank.book(b, false, 0, &k, &mut acts, now);
+            let (_, hit) = bank.book(a, write, 29_000, &k, &mut acts, now);
+            assert!(!hit);
+        }
+    }
+
     #[test]
     fn a_bank_holds_one_access_at_a_time() {
         use proptest::prelude::*;
