@@ -218,3 +218,66 @@ fn h200_256mib_double_offset_bandwidth_within_10_percent() {
     );
     assert!(err.abs() <= 0.10, "{err:+.3}");
 }
+
+/// The mean latency of a load under load (issue to data, SM cycles) at 256
+/// MiB against the H200's (tools/measure/loadlat: clock64 around each
+/// warp's load, the mean of two runs), where the accesses are 1 to 16 bytes
+/// apart. Wider strides are DEVIATIONS.md 23.
+#[test]
+fn h200_loaded_load_latency_within_15_percent() {
+    let mut measured: Vec<((String, i64, i64), f64)> = Vec::new();
+    for f in ["loadlat_run1.csv", "loadlat.csv"] {
+        let text =
+            std::fs::read_to_string(repo(&format!("tools/measure/loadlat/results/{f}"))).unwrap();
+        for l in text.lines().skip(1) {
+            let c: Vec<&str> = l.split(',').collect();
+            let key = (
+                c[0].to_string(),
+                c[1].parse().unwrap(),
+                c[3].parse().unwrap(),
+            );
+            let v: f64 = c[7].parse().unwrap();
+            match measured.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, m)) => *m = (*m + v) / 2.0,
+                None => measured.push((key, v)),
+            }
+        }
+    }
+    let dev = device("h200");
+    let mut sims = run(
+        &dev,
+        &workload("offset"),
+        &[("nMB", &[256]), ("elem", &[4, 8]), ("offset", &[0, 16])],
+    );
+    sims.extend(run(
+        &dev,
+        &workload("stride"),
+        &[("nMB", &[256]), ("elem", &[4]), ("stride", &[2, 4])],
+    ));
+    sims.extend(run(
+        &dev,
+        &workload("stride"),
+        &[("nMB", &[256]), ("elem", &[8]), ("stride", &[2])],
+    ));
+    assert_eq!(sims.len(), 7);
+    for r in &sims {
+        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
+        let (kernel, k) = match r.workload.as_str() {
+            "offset" => ("offset", p("offset")),
+            _ => ("stride", p("stride")),
+        };
+        let key = (kernel.to_string(), p("elem"), k);
+        let m = measured
+            .iter()
+            .find(|(x, _)| *x == key)
+            .expect("measured")
+            .1;
+        let sim = r.bottlenecks.load_latency_cycles;
+        let err = (sim - m) / m;
+        eprintln!(
+            "{key:?}: {sim:.0} cycles simulated, {m:.0} measured ({:+.1}%)",
+            err * 100.0
+        );
+        assert!(err.abs() <= 0.15, "{key:?}: {err:+.3}");
+    }
+}

@@ -185,7 +185,7 @@ pub struct Simulation<'a> {
     free_slots: Vec<u32>,
     blocks: Vec<Block>,
     free_blocks: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    heap: Events,
     scratch: Scratch,
     lines: Vec<LineRequest>,
     /// The bytes a store instruction writes, per line.
@@ -223,6 +223,21 @@ pub struct Simulation<'a> {
 }
 
 /// blockIdx of the `b`-th block of `prog`'s grid (x fastest).
+/// Warps ordered by the time they next run, ties by warp id: a min-heap of
+/// `(time, id)` packed into one integer, so that each comparison is one.
+#[derive(Debug, Default)]
+struct Events(BinaryHeap<Reverse<u128>>);
+
+impl Events {
+    fn push(&mut self, t: u64, id: u32) {
+        self.0.push(Reverse((t as u128) << 32 | id as u128));
+    }
+
+    fn pop(&mut self) -> Option<(u64, u32)> {
+        self.0.pop().map(|Reverse(k)| ((k >> 32) as u64, k as u32))
+    }
+}
+
 fn block_index(prog: &Program, b: u64) -> [u32; 3] {
     let [gx, gy, _] = prog.grid_dim;
     let (gx, gy) = (gx as u64, gy as u64);
@@ -460,7 +475,7 @@ impl<'a> Simulation<'a> {
             free_slots: Vec::new(),
             blocks: Vec::new(),
             free_blocks: Vec::new(),
-            heap: BinaryHeap::new(),
+            heap: Events::default(),
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
             written: Vec::with_capacity(32),
@@ -602,7 +617,7 @@ impl<'a> Simulation<'a> {
             }
         }
         let mut pops = 0u64;
-        while let Some(Reverse((t, id))) = self.heap.pop() {
+        while let Some((t, id)) = self.heap.pop() {
             pops += 1;
             if pops.is_multiple_of(1024) {
                 self.noc.advance(t);
@@ -670,7 +685,7 @@ impl<'a> Simulation<'a> {
             s.reg_ready = [at; 32];
             s.pending = None;
             s.done = false;
-            self.heap.push(Reverse((at, id)));
+            self.heap.push(at, id);
         }
     }
 
@@ -764,7 +779,7 @@ impl<'a> Simulation<'a> {
         };
         let wake = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
         if wake > t {
-            self.heap.push(Reverse((wake, id)));
+            self.heap.push(wake, id);
             return false;
         }
         true
@@ -799,7 +814,7 @@ impl<'a> Simulation<'a> {
                             m &= m - 1;
                         }
                         if ready > t {
-                            self.heap.push(Reverse((ready, id)));
+                            self.heap.push(ready, id);
                             return Ok(());
                         }
                     }
@@ -834,7 +849,7 @@ impl<'a> Simulation<'a> {
                                 return Err(SimError::Budget(self.budget));
                             }
                             if t > t0 {
-                                self.heap.push(Reverse((t, id)));
+                                self.heap.push(t, id);
                                 return Ok(());
                             }
                             continue;
@@ -871,7 +886,7 @@ impl<'a> Simulation<'a> {
                                 );
                                 return Err(self.fault(w, barrier_mismatch(pc, detail)));
                             }
-                            self.heap.push(Reverse((at, id)));
+                            self.heap.push(at, id);
                             return Ok(());
                         }
                         Step::Mem => {
@@ -887,7 +902,7 @@ impl<'a> Simulation<'a> {
             if std::mem::take(&mut checked) {
                 t = self.memory(id, &a, t);
                 if t > t0 {
-                    self.heap.push(Reverse((t, id)));
+                    self.heap.push(t, id);
                     return Ok(());
                 }
                 continue;
@@ -896,12 +911,12 @@ impl<'a> Simulation<'a> {
             let wake = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
             if wake > t {
                 s.pending = Some(a);
-                self.heap.push(Reverse((wake, id)));
+                self.heap.push(wake, id);
                 return Ok(());
             }
             t = self.memory(id, &a, t);
             if t > t0 {
-                self.heap.push(Reverse((t, id)));
+                self.heap.push(t, id);
                 return Ok(());
             }
         }
@@ -944,7 +959,7 @@ impl<'a> Simulation<'a> {
         if b.waiting.len() as u32 == b.running {
             let at = b.bar_time + self.bar_latency_ps;
             for w in b.waiting.drain(..) {
-                self.heap.push(Reverse((at, w)));
+                self.heap.push(at, w);
             }
         }
         Ok(())

@@ -1,0 +1,165 @@
+// The latency of a load under load: seed 002's kernels on the H200, with
+// each warp's load timed by the SM's cycle counter.
+//
+// Build:  nvcc -O3 -arch=sm_90 -o loadlat loadlat.cu
+// Run:    ./loadlat            one CSV line per case (header first)
+//         ./loadlat once       each case's plain kernel launched once, in the
+//                              order above (to run under Nsight Compute)
+//
+// Kernels (as workloads/offset.ron and workloads/stride.ron):
+//     offset: a[t + k] = a[t + k] + 1        stride: a[t * k] = a[t * k] + 1
+// with t the global thread index, 256 threads per block, nMB MiB of
+// elements (float or double, one per thread). Each case is timed twice:
+//   plain_us  the kernel as is: median of 7 launches (CUDA events), after
+//             two warm-up launches;
+//   timed_us  the same kernel with lane 0 of each warp reading clock64
+//             before the load and after the store that uses the loaded
+//             value (so the second read waits for the data), writing the
+//             difference to lat[warp]: median of 3 launches.
+// lat_* are over every warp of the last timed launch, in SM cycles: the
+// load's issue to its data (plus the add and the store's issue, a few
+// cycles), the quantity gpusim reports as load_latency_cycles.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                            \
+    do {                                                                    \
+        cudaError_t e_ = (call);                                            \
+        if (e_ != cudaSuccess) {                                            \
+            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
+                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
+                    __LINE__, #call);                                       \
+            exit(1);                                                        \
+        }                                                                   \
+    } while (0)
+
+template <typename T>
+__global__ void fill(T* a, uint64_t n, T v) {
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        a[i] = v;
+}
+
+template <typename T, bool STRIDE>
+__global__ void plain(T* a, uint64_t k) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = STRIDE ? t * k : t + k;
+    a[i] = a[i] + (T)1;
+}
+
+template <typename T, bool STRIDE>
+__global__ void timed(T* a, uint64_t k, uint32_t* lat) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = STRIDE ? t * k : t + k;
+    long long t0 = clock64();
+    T v = a[i] + (T)1;
+    a[i] = v;
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
+}
+
+struct Case {
+    bool stride;
+    int elem;
+    uint64_t nMB, k;
+};
+
+template <typename T, bool S>
+static void run(const Case& c, T* a, uint32_t* lat, std::vector<uint32_t>& h, bool once) {
+    uint64_t n = c.nMB * (1ull << 20) / sizeof(T);
+    uint64_t blocks = n / 256;
+    if (once) {
+        plain<T, S><<<blocks, 256>>>(a, c.k);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        return;
+    }
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    auto median = [&](auto launch, int reps) {
+        std::vector<float> ms;
+        for (int r = 0; r < reps; r++) {
+            CK(cudaEventRecord(e0));
+            launch();
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaGetLastError());
+            float x;
+            CK(cudaEventElapsedTime(&x, e0, e1));
+            ms.push_back(x);
+        }
+        std::sort(ms.begin(), ms.end());
+        return 1000.0 * ms[ms.size() / 2];
+    };
+    auto p = [&] { plain<T, S><<<blocks, 256>>>(a, c.k); };
+    auto q = [&] { timed<T, S><<<blocks, 256>>>(a, c.k, lat); };
+    median(p, 2);
+    double plain_us = median(p, 7);
+    double timed_us = median(q, 3);
+    uint64_t warps = n / 32;
+    h.resize(warps);
+    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (uint32_t x : h) sum += x;
+    std::sort(h.begin(), h.end());
+    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+    printf("%s,%d,%llu,%llu,%.2f,%.2f,%llu,%.1f,%u,%u,%u,%u\n", c.stride ? "stride" : "offset",
+           c.elem, (unsigned long long)c.nMB, (unsigned long long)c.k, plain_us, timed_us,
+           (unsigned long long)warps, sum / warps, pc(0.1), pc(0.5), pc(0.9), pc(0.99));
+    fflush(stdout);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+}
+
+int main(int argc, char** argv) {
+    bool once = argc > 1 && std::string(argv[1]) == "once";
+    std::vector<Case> cases;
+    for (int elem : {4, 8}) {
+        for (uint64_t k : {0, 16}) cases.push_back({false, elem, 256, k});
+        for (uint64_t k : {1, 2, 4, 8, 16, 32}) cases.push_back({true, elem, 256, k});
+    }
+    // The largest footprint: 256 MiB x 32 (+ one stride), and the offsets' 32 extra elements.
+    uint64_t bytes = 33ull * 256 * (1ull << 20);
+    void* buf;
+    CK(cudaMalloc(&buf, bytes));
+    uint32_t* lat;
+    CK(cudaMalloc(&lat, (256ull << 20) / 4 / 32 * 4));
+    fill<float><<<4096, 256>>>((float*)buf, bytes / 4, 1.0f);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    // Check: one plain launch of the float offset kernel adds 1 to exactly
+    // the elements it covers (not under `once`, whose launches are the cases).
+    if (!once) {
+        uint64_t n = 256 * (1ull << 20) / 4;
+        plain<float, false><<<n / 256, 256>>>((float*)buf, 16);
+        CK(cudaGetLastError());
+        std::vector<float> h(64);
+        CK(cudaMemcpy(h.data(), (float*)buf, 64 * 4, cudaMemcpyDeviceToHost));
+        float last[64];
+        CK(cudaMemcpy(last, (float*)buf + n - 16, 64 * 4, cudaMemcpyDeviceToHost));
+        int bad = 0;
+        for (int i = 0; i < 64; i++) bad += h[i] != (i < 16 ? 1.0f : 2.0f);
+        for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
+        fprintf(stderr, "check: %d wrong of 128\n", bad);
+        if (bad) return 1;
+    }
+    if (!once)
+        printf("kernel,elem,nMB,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
+    std::vector<uint32_t> h;
+    for (const Case& c : cases) {
+        if (c.elem == 4)
+            c.stride ? run<float, true>(c, (float*)buf, lat, h, once)
+                     : run<float, false>(c, (float*)buf, lat, h, once);
+        else
+            c.stride ? run<double, true>(c, (double*)buf, lat, h, once)
+                     : run<double, false>(c, (double*)buf, lat, h, once);
+    }
+    return 0;
+}
