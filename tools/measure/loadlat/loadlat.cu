@@ -5,6 +5,14 @@
 // Run:    ./loadlat            one CSV line per case (header first)
 //         ./loadlat once       each case's plain kernel launched once, in the
 //                              order above (to run under Nsight Compute)
+//         ./loadlat life       per case (and the offsets at 4 MiB), after
+//                              one plain launch: the mean cycles from a
+//                              warp's entry to its load and to its store's
+//                              issue, a block's life (first entry to last
+//                              store issue), the SMs used, their mean span
+//                              (first entry to last store issue) and the
+//                              mean number of blocks resident on an SM
+//                              (sum of block lives over the span)
 //
 // Kernels (as workloads/offset.ron and workloads/stride.ron):
 //     offset: a[t + k] = a[t + k] + 1        stride: a[t * k] = a[t * k] + 1
@@ -64,11 +72,87 @@ __global__ void timed(T* a, uint64_t k, uint32_t* lat) {
     if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
 }
 
+// The life of warps and blocks: lane 0 of each warp reads clock64 at entry
+// (before its indices are read), before the load and after the store;
+// warp 0 of each block records the SM it runs on. clock64 is the SM's own
+// counter, so times compare within an SM.
+template <typename T, bool STRIDE>
+__global__ void life(T* a, uint64_t k, long long* ts, uint32_t* sm) {
+    long long t_s = clock64();
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = STRIDE ? t * k : t + k;
+    long long t0 = clock64();
+    T v = a[i] + (T)1;
+    a[i] = v;
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        uint64_t w = t >> 5;
+        ts[3 * w] = t_s;
+        ts[3 * w + 1] = t0;
+        ts[3 * w + 2] = t1;
+        if (threadIdx.x == 0) {
+            uint32_t id;
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+            sm[blockIdx.x] = id;
+        }
+    }
+}
+
 struct Case {
     bool stride;
     int elem;
     uint64_t nMB, k;
 };
+
+// Per case: warps' entry-to-load and entry-to-store-issue times, blocks'
+// lives (first warp's entry to last warp's store issue) and, per SM, how
+// many blocks were resident on average: the sum of its blocks' lives over
+// the span from its first entry to its last store issue.
+template <typename T, bool S>
+static void run_life(const Case& c, T* a, long long* ts, uint32_t* sm) {
+    uint64_t n = c.nMB * (1ull << 20) / sizeof(T);
+    uint64_t blocks = n / 256, warps = n / 32;
+    plain<T, S><<<blocks, 256>>>(a, c.k);
+    life<T, S><<<blocks, 256>>>(a, c.k, ts, sm);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<long long> h(3 * warps);
+    std::vector<uint32_t> hs(blocks);
+    CK(cudaMemcpy(h.data(), ts, 3 * warps * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hs.data(), sm, blocks * 4, cudaMemcpyDeviceToHost));
+    double pro = 0, wl = 0, bl = 0;
+    std::vector<long long> lo(1024, -1), hi(1024, -1);
+    std::vector<double> life_sum(1024, 0);
+    std::vector<uint64_t> count(1024, 0);
+    for (uint64_t b = 0; b < blocks; b++) {
+        long long s0 = h[3 * (b * 8)], e1 = h[3 * (b * 8) + 2];
+        for (int w = 0; w < 8; w++) {
+            uint64_t x = b * 8 + w;
+            pro += h[3 * x + 1] - h[3 * x];
+            wl += h[3 * x + 2] - h[3 * x];
+            s0 = std::min(s0, h[3 * x]);
+            e1 = std::max(e1, h[3 * x + 2]);
+        }
+        bl += e1 - s0;
+        uint32_t m = hs[b] & 1023;
+        if (lo[m] < 0 || s0 < lo[m]) lo[m] = s0;
+        if (hi[m] < 0 || e1 > hi[m]) hi[m] = e1;
+        life_sum[m] += e1 - s0;
+        count[m]++;
+    }
+    double resident = 0, span = 0;
+    int sms = 0;
+    for (int m = 0; m < 1024; m++)
+        if (count[m]) {
+            sms++;
+            resident += life_sum[m] / (double)(hi[m] - lo[m]);
+            span += hi[m] - lo[m];
+        }
+    printf("%s,%d,%llu,%llu,%.1f,%.1f,%.1f,%d,%.1f,%.2f\n", c.stride ? "stride" : "offset", c.elem,
+           (unsigned long long)c.nMB, (unsigned long long)c.k, pro / warps, wl / warps, bl / blocks,
+           sms, span / sms, resident / sms);
+    fflush(stdout);
+}
 
 template <typename T, bool S>
 static void run(const Case& c, T* a, uint32_t* lat, std::vector<uint32_t>& h, bool once) {
@@ -120,6 +204,7 @@ static void run(const Case& c, T* a, uint32_t* lat, std::vector<uint32_t>& h, bo
 
 int main(int argc, char** argv) {
     bool once = argc > 1 && std::string(argv[1]) == "once";
+    bool lives = argc > 1 && std::string(argv[1]) == "life";
     std::vector<Case> cases;
     for (int elem : {4, 8}) {
         for (uint64_t k : {0, 16}) cases.push_back({false, elem, 256, k});
@@ -149,6 +234,24 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (lives) {
+        long long* ts;
+        uint32_t* sm;
+        CK(cudaMalloc(&ts, (256ull << 20) / 4 / 32 * 24));
+        CK(cudaMalloc(&sm, (256ull << 20) / 4 / 256 * 4));
+        printf("kernel,elem,nMB,k,entry_to_load,entry_to_store,block_life,sms,sm_span,resident_blocks\n");
+        std::vector<Case> more = cases;
+        for (int elem : {4, 8}) more.push_back({false, elem, 4, 0});
+        for (const Case& c : more) {
+            if (c.elem == 4)
+                c.stride ? run_life<float, true>(c, (float*)buf, ts, sm)
+                         : run_life<float, false>(c, (float*)buf, ts, sm);
+            else
+                c.stride ? run_life<double, true>(c, (double*)buf, ts, sm)
+                         : run_life<double, false>(c, (double*)buf, ts, sm);
+        }
+        return 0;
     }
     if (!once)
         printf("kernel,elem,nMB,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");

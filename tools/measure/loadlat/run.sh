@@ -5,7 +5,8 @@
 #         the timed kernels' SASS around the clock reads), loadlat.csv, and
 #         ncu.csv: Nsight Compute on one launch of each plain kernel (cold,
 #         --cache-control all, --clock-control none): time, achieved
-#         occupancy, active cycles, DRAM bytes and throughput.
+#         occupancy, active cycles, DRAM bytes and throughput; life.csv
+#         (./loadlat life: warps' and blocks' lives, blocks resident per SM).
 set -u -o pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUTDIR=${1:-${OUT:-$HERE/out}}
@@ -32,5 +33,8 @@ NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -
     --metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.avg,sm__cycles_elapsed.avg,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__warps_launched.sum \
     "$BIN" once >"$OUTDIR/ncu.csv" 2>>"$ENV"
 echo "ncu rc=$?" >>"$ENV"
+"$BIN" life >"$OUTDIR/life.csv" 2>>"$ENV"
+echo "life rc=$?" >>"$ENV"
+cat "$OUTDIR/life.csv"
 cat "$OUTDIR/loadlat.csv"
 tail -40 "$ENV"
