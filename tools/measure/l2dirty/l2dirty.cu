@@ -35,16 +35,7 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
-                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                    __LINE__, #call);                                       \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#include "../ck.cuh"
 
 static const uint64_t MiB = 1ull << 20;
 #define NEVER 12345.0f

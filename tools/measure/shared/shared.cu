@@ -38,16 +38,7 @@
 #include <thread>
 #include <vector>
 
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
-                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                    __LINE__, #call);                                       \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#include "../ck.cuh"
 
 // ---- transposes, after Mark Harris, "An Efficient Matrix Transpose in CUDA
 // C/C++" (TILE = 32, ROWS = 8): block dim3(32, 8), grid dim3(n/32, n/32);

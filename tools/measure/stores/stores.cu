@@ -51,16 +51,7 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
-                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                    __LINE__, #call);                                       \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#include "../ck.cuh"
 #define CKL() CK(cudaGetLastError())
 
 static const size_t MiB = 1024 * 1024;

@@ -24,16 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
-                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                    __LINE__, #call);                                       \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#include "../ck.cuh"
 #define CKL() CK(cudaGetLastError())
 
 typedef unsigned long long u64;

@@ -34,16 +34,7 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                            \
-    do {                                                                    \
-        cudaError_t e_ = (call);                                            \
-        if (e_ != cudaSuccess) {                                            \
-            fprintf(stderr, "CUDA error %s (%s) at %s:%d: %s\n",            \
-                    cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                    __LINE__, #call);                                       \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
+#include "../../ck.cuh"
 
 // W: the tile's row length in floats (32, or 33 padded). CG: L1-bypassing
 // loads. NOST: no global stores (the guarded one never fires).
