@@ -3,7 +3,7 @@
 //! where it stopped (`--resume`).
 //!
 //! ```text
-//! gpusim-journal gpusim-shard sweep=5c1d...e2 shard=2/4 points=16..32/64
+//! gpusim-journal format=2 gpusim-shard sweep=5c1d...e2 shard=2/4 points=16..32/64
 //! 17<TAB>{"device":"c2050",...}<TAB>9a3f...   (row index, result, FNV-1a of the two)
 //! 16<TAB>{"device":"c2050",...}<TAB>41c0...
 //! ```
@@ -14,7 +14,9 @@
 //! is run again. Results are kept exactly (floats by their bits), so a
 //! resumed run writes the same bytes as one that was never stopped. The
 //! journal lives beside the first output file (`out.csv.journal`) and is
-//! removed once the output is written.
+//! removed once the output is written. The header's `format` changes with
+//! the results' fields: a journal of another format (another version of
+//! gpusim) cannot be read back and is refused with that reason.
 
 use crate::sweep::{checksum, ShardTag};
 use engine::{Bottlenecks, Counters, Diag, PointResult};
@@ -25,6 +27,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 const MAGIC: &str = "gpusim-journal";
+/// The results' encoding: 2 since `dram_row_hit_rate` (format 1, with no
+/// `format=` in the header, had eleven bottleneck fields).
+const FORMAT: u32 = 2;
 
 pub struct Journal {
     path: PathBuf,
@@ -59,7 +64,7 @@ impl Journal {
         tag: &ShardTag,
         resume: bool,
     ) -> Result<(Journal, Vec<(usize, PointResult)>), Diag> {
-        let header = format!("{MAGIC} {tag}");
+        let header = format!("{MAGIC} format={FORMAT} {tag}");
         let mut have: Vec<(usize, PointResult)> = Vec::new();
         let mut ignored = 0usize;
         match std::fs::read(path) {
@@ -74,6 +79,23 @@ impl Journal {
                         "is in the way: it is not a gpusim journal (move it away)".into(),
                     ));
                 };
+                let (format, their_tag) = match their_tag.strip_prefix("format=") {
+                    Some(rest) => {
+                        let (n, t) = rest.split_once(' ').unwrap_or((rest, ""));
+                        (n.parse::<u32>().unwrap_or(0), t.trim())
+                    }
+                    None => (1, their_tag),
+                };
+                if format != FORMAT {
+                    return Err(err(
+                        path,
+                        format!(
+                            "was written by another version of gpusim (journal format \
+                             {format}; this one reads format {FORMAT}): its results cannot \
+                             be read back; delete it to run the points again"
+                        ),
+                    ));
+                }
                 if !resume {
                     let n = lines.count();
                     return Err(err(
@@ -377,6 +399,23 @@ mod tests {
         assert_eq!(have.len(), 3);
         j.remove().unwrap();
         assert!(!p.exists());
+    }
+
+    #[test]
+    fn a_journal_of_another_format_is_refused_with_that_reason() {
+        let p = scratch("old.journal");
+        let (j, _) = Journal::open(&p, &tag(), false).unwrap();
+        j.append(1, &sample(1)).unwrap();
+        drop(j);
+        // The same run's journal as an older gpusim wrote it.
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, text.replacen(" format=2", "", 1)).unwrap();
+        for resume in [false, true] {
+            let e = Journal::open(&p, &tag(), resume).err().unwrap();
+            assert!(e.message.contains("another version of gpusim"), "{e}");
+            assert!(e.message.contains("format 1"), "{e}");
+        }
+        std::fs::remove_file(&p).unwrap();
     }
 
     #[test]
