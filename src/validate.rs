@@ -398,6 +398,11 @@ pub fn validate(o: &Options) -> Result<(), Diag> {
             &series,
         )?;
     }
+    if !overrides.is_empty() {
+        // The table is not the stock model's: say so above it.
+        let list: Vec<String> = overrides.iter().map(|(p, v)| format!("{p}={v}")).collect();
+        println!("device overrides (--config-set): {}", list.join(", "));
+    }
     print!("{table}");
     if !o.quiet {
         eprintln!(

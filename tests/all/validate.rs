@@ -101,6 +101,21 @@ fn config_set_replays_the_measurements_on_a_changed_device() {
         let col = header.iter().position(|&h| h == "time_ns_sim").unwrap();
         row.split(',').nth(col).unwrap().parse::<f64>().unwrap()
     };
+    // The table says it is not the stock model's.
+    let (_, out, _) = gpusim(&[
+        "validate",
+        "--data",
+        FIXTURE,
+        "--family",
+        "measured",
+        "-q",
+        "--config-set",
+        "dram.row_bytes=1024",
+    ]);
+    assert!(
+        out.starts_with("device overrides (--config-set): dram.row_bytes=1024\n"),
+        "{out}"
+    );
     // A kernel overhead 10 us longer makes the case 10 us longer.
     let base = time(&[]);
     let longer = time(&["--config-set", "launch.kernel_overhead_ns=11248.0"]);

@@ -961,11 +961,6 @@ mod tests {
         );
     }
 
-    /// No bank does two things at once: whatever the order and times of
-    /// the requests, each booking of a bank ends (write recovery
-    /// included, where the next one closes the row) before the next
-    /// begins, with the data bus and the activation window deciding when
-    /// the column commands go.
     #[test]
     fn a_read_joins_its_open_rows_batch_until_the_next_row_miss_begins() {
         // tRCD = tRP = 10 ns, tRAS 30 ns, one column slot 2 ns.
@@ -1010,6 +1005,11 @@ mod tests {
         }
     }
 
+    /// No bank does two things at once: whatever the order and times of
+    /// the requests, each booking of a bank ends (write recovery
+    /// included, where the next one closes the row) before the next
+    /// begins, with the data bus and the activation window deciding when
+    /// the column commands go.
     #[test]
     fn a_bank_holds_one_access_at_a_time() {
         use proptest::prelude::*;
