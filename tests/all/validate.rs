@@ -80,20 +80,17 @@ fn a_family_missing_its_target_fails_with_the_table_printed() {
 
 #[test]
 fn config_set_replays_the_measurements_on_a_changed_device() {
+    // The fixture's `measured` family, quietly, with `extra` arguments.
+    let measured = |extra: &[&str]| {
+        let mut args = vec!["validate", "--data", FIXTURE, "--family", "measured", "-q"];
+        args.extend_from_slice(extra);
+        gpusim(&args)
+    };
     let time = |extra: &[&str]| {
         let csv = tmp(&format!("cs{}.csv", extra.len()));
-        let mut args = vec![
-            "validate",
-            "--data",
-            FIXTURE,
-            "--family",
-            "measured",
-            "-q",
-            "--csv",
-            csv.to_str().unwrap(),
-        ];
+        let mut args = vec!["--csv", csv.to_str().unwrap()];
         args.extend_from_slice(extra);
-        let (ok, out, err) = gpusim(&args);
+        let (ok, out, err) = measured(&args);
         assert!(ok, "{out}\n{err}");
         let text = std::fs::read_to_string(&csv).unwrap();
         let row = text.lines().nth(1).unwrap().to_string();
@@ -102,16 +99,7 @@ fn config_set_replays_the_measurements_on_a_changed_device() {
         row.split(',').nth(col).unwrap().parse::<f64>().unwrap()
     };
     // The table says it is not the stock model's.
-    let (_, out, _) = gpusim(&[
-        "validate",
-        "--data",
-        FIXTURE,
-        "--family",
-        "measured",
-        "-q",
-        "--config-set",
-        "dram.row_bytes=1024",
-    ]);
+    let (_, out, _) = measured(&["--config-set", "dram.row_bytes=1024"]);
     assert!(
         out.starts_with("device overrides (--config-set): dram.row_bytes=1024\n"),
         "{out}"

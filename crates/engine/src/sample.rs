@@ -145,8 +145,10 @@ pub struct Sampler {
     marks: Vec<Mark>,
     /// Whether the L2 must have turned over before waves count.
     need_turnover: bool,
-    /// Number of waves recorded when the L2 had first replaced as many
-    /// lines as it holds.
+    /// Whether the L2 must have begun writing back before waves count.
+    need_writeback: bool,
+    /// Number of waves recorded when the L2 had first reached its steady
+    /// state (turned over, writing back, as needed).
     turned_over_since: Option<usize>,
 }
 
@@ -196,15 +198,17 @@ impl Sampler {
     /// A sampler for waves of `wave` blocks. `need_turnover`: the kernel
     /// may touch more than the L2 holds, so the steady state starts only
     /// once the L2 has replaced as many lines as it holds (its contents,
-    /// and the write-backs of dirty ones, are then those of the stream),
-    /// or may store more than the L2 keeps dirty, so it starts only once
-    /// the L2 writes back (before, its stores cost no DRAM writes).
-    pub fn new(wave: u64, need_turnover: bool) -> Sampler {
+    /// and the write-backs of dirty ones, are then those of the stream).
+    /// `need_writeback`: it may store more than the L2 keeps dirty, so the
+    /// steady state starts only once the L2 writes back (before, its
+    /// stores cost no DRAM writes).
+    pub fn new(wave: u64, need_turnover: bool, need_writeback: bool) -> Sampler {
         Sampler {
             wave: wave.max(1),
             retired: Vec::new(),
             marks: vec![Mark::default()],
             need_turnover,
+            need_writeback,
             turned_over_since: None,
         }
     }
@@ -234,14 +238,17 @@ impl Sampler {
 
     /// Records the end of a wave; returns the steady state once the two
     /// halves of the waves since the warm-up retire blocks at the same
-    /// rate. `turned_over`: the L2 has replaced as many lines as it holds.
-    pub fn wave_done(&mut self, m: Mark, turned_over: bool) -> Option<Steady> {
+    /// rate. `turned_over`: the L2 has replaced as many lines as it holds;
+    /// `writing_back`: the DRAM has written some of the L2's dirty lines.
+    pub fn wave_done(&mut self, m: Mark, turned_over: bool, writing_back: bool) -> Option<Steady> {
         self.marks.push(m);
         let n = self.marks.len() - 1; // waves recorded
-        if turned_over && self.turned_over_since.is_none() {
+        let l2_steady =
+            (turned_over || !self.need_turnover) && (writing_back || !self.need_writeback);
+        if l2_steady && self.turned_over_since.is_none() {
             self.turned_over_since = Some(n);
         }
-        let first_ok = if self.need_turnover {
+        let first_ok = if self.need_turnover || self.need_writeback {
             self.turned_over_since?
         } else {
             0
@@ -340,7 +347,7 @@ mod tests {
                     work: t,
                     c: [3 * (i + 1), 0, 0, 0, 0, 0, 2 * (i + 1)],
                 };
-                if let Some(st) = s.wave_done(m, false) {
+                if let Some(st) = s.wave_done(m, false, false) {
                     return Some((st, (i + 1) / s.wave));
                 }
             }
@@ -350,7 +357,7 @@ mod tests {
 
     #[test]
     fn settles_after_warmup_and_two_equal_halves() {
-        let mut s = Sampler::new(10, false);
+        let mut s = Sampler::new(10, false, false);
         // A slow ramp (the first 20 blocks take 1000 ps each), then 100 ps
         // per block with a jitter that averages out.
         let (st, wave) = feed(&mut s, 50, |i| {
@@ -376,7 +383,7 @@ mod tests {
         // Blocks retire every 100 ps, but each books 250 ps of DRAM work
         // (stores acknowledged before they are written): the kernel ends
         // with the work, so the rate is 250 ps per block.
-        let mut s = Sampler::new(10, false);
+        let mut s = Sampler::new(10, false, false);
         let mut found = None;
         for i in 0..60 * 10u64 {
             let t = 100 * (i + 1);
@@ -386,7 +393,7 @@ mod tests {
                     work: 250 * (i + 1),
                     c: [0, 0, 0, 0, 0, 0, i + 1],
                 };
-                if let Some(st) = s.wave_done(m, false) {
+                if let Some(st) = s.wave_done(m, false, false) {
                     found = Some(st);
                     break;
                 }
@@ -407,14 +414,14 @@ mod tests {
 
     #[test]
     fn a_drifting_rate_does_not_settle() {
-        let mut s = Sampler::new(4, false);
+        let mut s = Sampler::new(4, false, false);
         // Each block takes 1% longer than the one before.
         assert!(feed(&mut s, 40, |i| (1000.0 * 1.01f64.powi(i as i32)) as u64).is_none());
     }
 
     #[test]
     fn waits_for_the_l2_to_turn_over_when_the_footprint_exceeds_it() {
-        let mut s = Sampler::new(1, true);
+        let mut s = Sampler::new(1, true, false);
         let mut wave = |i: u64, turned: bool| {
             s.block_done(100 * i);
             s.wave_done(
@@ -424,6 +431,7 @@ mod tests {
                     c: [0; SNAP + 1],
                 },
                 turned,
+                false,
             )
         };
         for i in 1..=30u64 {

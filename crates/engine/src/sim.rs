@@ -210,19 +210,12 @@ pub struct Simulation<'a> {
     limit: u64,
     retired_blocks: u64,
     sampler: Option<Sampler>,
-    /// The kernel may touch more than the L2 holds: its steady state
-    /// starts once the L2 has turned its contents over.
-    need_turnover: bool,
-    /// The kernel may store more than the L2 keeps dirty: its steady
-    /// state starts once the L2 writes back.
-    need_writeback: bool,
     steady: Option<Steady>,
     /// Each warp of a block, traced, where the kernel is block-affine
     /// (else empty: warps execute).
     traces: Vec<AffineTrace>,
 }
 
-/// blockIdx of the `b`-th block of `prog`'s grid (x fastest).
 /// Warps ordered by the time they next run, ties by warp id: a min-heap of
 /// `(time, id)` packed into one integer, so that each comparison is one.
 #[derive(Debug, Default)]
@@ -238,6 +231,7 @@ impl Events {
     }
 }
 
+/// blockIdx of the `b`-th block of `prog`'s grid (x fastest).
 fn block_index(prog: &Program, b: u64) -> [u32; 3] {
     let [gx, gy, _] = prog.grid_dim;
     let (gx, gy) = (gx as u64, gy as u64);
@@ -258,8 +252,6 @@ fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
     }
 }
 
-/// Coalesces `a` by the device's rule for its kind into `lines`; returns
-/// whether it is a load, and the rule.
 /// When a memory access of a warp whose registers are ready at
 /// `reg_ready` may issue on `sm`, asked at `t` (`t` if it may now). A
 /// store waits for the values it stores (and then no longer: `srcs` is
@@ -284,6 +276,8 @@ fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> u6
     }
 }
 
+/// Coalesces `a` by the device's rule for its kind into `lines`; returns
+/// whether it is a load, and the rule.
 pub(crate) fn coalesce(
     dev: &DeviceSpec,
     a: &WarpAccess,
@@ -494,8 +488,6 @@ impl<'a> Simulation<'a> {
             limit: prog.blocks(),
             retired_blocks: 0,
             sampler: None,
-            need_turnover: false,
-            need_writeback: false,
             steady: None,
             traces: Vec::new(),
         }
@@ -595,16 +587,16 @@ impl<'a> Simulation<'a> {
             // its steady state only once the L2 writes back.
             let touched = (c.sectors_ld + c.sectors_st) * 32;
             let stored = c.sectors_st * 32;
-            if let Some(l) = &self.dev.l2 {
-                self.need_turnover = touched > l.slice.size_bytes * l.slices as u64;
-                self.need_writeback = l.dirty_lines.is_some_and(|d| {
-                    stored > d as u64 * l.slice.line_bytes as u64 * l.slices as u64
-                });
-            }
-            self.sampler = Some(Sampler::new(
-                wave,
-                self.need_turnover || self.need_writeback,
-            ));
+            let (turnover, writeback) = match &self.dev.l2 {
+                Some(l) => (
+                    touched > l.slice.size_bytes * l.slices as u64,
+                    l.dirty_lines.is_some_and(|d| {
+                        stored > d as u64 * l.slice.line_bytes as u64 * l.slices as u64
+                    }),
+                ),
+                None => (false, false),
+            };
+            self.sampler = Some(Sampler::new(wave, turnover, writeback));
             exact = Some(c);
         }
         // First wave: round-robin over SMs.
@@ -731,12 +723,7 @@ impl<'a> Simulation<'a> {
                 // slice): the contents have turned over once twice the
                 // lines the L2 holds have been replaced.
                 let lines = spec.slice.size_bytes / spec.slice.line_bytes as u64;
-                let turned = l2.evictions() >= 2 * lines * spec.slices as u64;
-                let writing = ds.bytes_written > 0;
-                (
-                    l2.stats(),
-                    (turned || !self.need_turnover) && (writing || !self.need_writeback),
-                )
+                (l2.stats(), l2.evictions() >= 2 * lines * spec.slices as u64)
             }
             _ => (Default::default(), false),
         };
@@ -758,7 +745,7 @@ impl<'a> Simulation<'a> {
                 self.counters.sectors_ld + self.counters.sectors_st,
             ],
         };
-        if let Some(st) = s.wave_done(m, turned_over) {
+        if let Some(st) = s.wave_done(m, turned_over, ds.bytes_written > 0) {
             self.steady = Some(st);
             self.sampler = None;
             self.limit = self.next_block;
