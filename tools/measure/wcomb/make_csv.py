@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Turns run.sh's ncu.csv into wcomb.csv: one row per case with its
+parameters, the sectors it would send with no merging, and the counters."""
+import csv
+import io
+import sys
+
+src = sys.argv[1] if len(sys.argv) > 1 else "results/ncu.csv"
+dst = sys.argv[2] if len(sys.argv) > 2 else "results/wcomb.csv"
+cases, rows = [], []
+for line in open(src):
+    if line.startswith("CASE,"):
+        _, name, params, expected = line.strip().split(",")
+        cases.append((name, dict(p.split("=") for p in params.split(";")), int(expected)))
+    elif line.startswith('"'):
+        rows.append(line)
+recs = list(csv.DictReader(io.StringIO("".join(rows))))
+by_id = {}
+for r in recs:
+    by_id.setdefault(int(r["ID"]), {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+assert len(by_id) == len(cases), (len(by_id), len(cases))
+cols = ["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__m_l1tex2xbar_write_sectors.sum", "l1tex__m_l1tex2xbar_write_bytes.sum",
+        "lts__t_requests_srcunit_tex_op_write.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
+        "dram__bytes_write.sum", "gpu__time_duration.sum"]
+with open(dst, "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["kernel", "n", "spl", "g", "d", "w", "b", "dw", "unmerged_sectors"] + cols + ["l2_over_unmerged"])
+    for (name, p, exp), i in zip(cases, sorted(by_id)):
+        m = by_id[i]
+        w.writerow([name, p["n"], p["spl"], p["g"], p["d"], p["w"], p["b"], p["dw"], exp]
+                   + [int(m[c]) for c in cols]
+                   + [round(m["lts__t_sectors_srcunit_tex_op_write.sum"] / exp, 4)])
+print(f"{len(cases)} cases -> {dst}")
