@@ -323,6 +323,17 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         ),
         "launch.kernel_overhead_ns, launch.block_launch_cycles per block per SM".into(),
     );
+    o.row(
+        "block slot refill",
+        format!(
+            "{:.0} cyc",
+            d.launch
+                .slot_refill_cycles
+                .unwrap_or(d.launch.block_launch_cycles)
+        ),
+        "launch.slot_refill_cycles: a slot stands empty between a block's exit and the next block's start"
+            .into(),
+    );
 
     o.head(&format!(
         "Occupancy ({regs_per_thread} registers per thread; limits: sm.max_blocks {}, sm.max_warps {}, sm.max_threads {}, sm.registers {})",

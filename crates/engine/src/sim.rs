@@ -605,7 +605,7 @@ impl<'a> Simulation<'a> {
                 if self.next_block == self.limit {
                     break 'fill;
                 }
-                self.dispatch(sm, 0);
+                self.dispatch(sm, 0, false);
             }
         }
         let mut pops = 0u64;
@@ -630,10 +630,16 @@ impl<'a> Simulation<'a> {
         Ok(self.finish(per_sm, exact))
     }
 
-    fn dispatch(&mut self, sm: u32, t: u64) {
+    /// Starts the next block on `sm` at `t`: into the slot of a block that
+    /// exited at `t` (`refill`), or as part of the first wave.
+    fn dispatch(&mut self, sm: u32, t: u64, refill: bool) {
         let b = self.next_block;
         self.next_block += 1;
-        let at = self.sms[sm as usize].launch(t);
+        let at = if refill {
+            self.sms[sm as usize].refill(t)
+        } else {
+            self.sms[sm as usize].launch(t)
+        };
         let idx = block_index(self.prog, b);
         let warps = self.prog.warps_per_block();
         let bid = match self.free_blocks.pop() {
@@ -698,7 +704,7 @@ impl<'a> Simulation<'a> {
             self.retired_blocks += 1;
             self.watch_waves(t);
             if self.next_block < self.limit {
-                self.dispatch(sm, t);
+                self.dispatch(sm, t, true);
             }
         }
     }

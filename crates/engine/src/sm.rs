@@ -48,6 +48,9 @@ pub struct SmTiming {
     pub l1_hit_ps: u64,
     /// Time to launch one block.
     pub launch_ps: u64,
+    /// Time a block slot stands empty between a block's exit and the first
+    /// instruction of the next block in it.
+    pub refill_ps: u64,
     /// Interval in which in-flight entries are counted (32 cycles): an
     /// entry is given out up to this late.
     pub entry_interval_ps: u64,
@@ -69,6 +72,12 @@ impl SmTiming {
                 cy,
             ),
             launch_ps: ps(dev.launch.block_launch_cycles, cy),
+            refill_ps: ps(
+                dev.launch
+                    .slot_refill_cycles
+                    .unwrap_or(dev.launch.block_launch_cycles),
+                cy,
+            ),
             entry_interval_ps: ps_up(32.0, cy),
         }
     }
@@ -105,10 +114,20 @@ impl Sm {
         }
     }
 
-    /// Launches a block asked for at `t`; returns when its warps may start
-    /// (an SM launches its blocks one at a time).
+    /// Launches a block of the kernel's first wave, asked for at `t`;
+    /// returns when its warps may start (an SM launches its blocks one at a
+    /// time).
     pub fn launch(&mut self, t: u64) -> u64 {
         let at = t.max(self.launch_free) + self.t.launch_ps;
+        self.launch_free = at;
+        at
+    }
+
+    /// Launches a block into the slot of one that exited at `t`: its warps
+    /// start once the slot's refill time has passed and the SM has launched
+    /// the blocks before it.
+    pub fn refill(&mut self, t: u64) -> u64 {
+        let at = (t + self.t.refill_ps).max(self.launch_free + self.t.launch_ps);
         self.launch_free = at;
         at
     }
@@ -323,6 +342,39 @@ mod tests {
         let next = sm.issue_mem(0);
         assert_eq!(next, sm.lsu_free() - t.lsu_window_ps);
         assert!(sm.lsu_wait_ps() > 0);
+    }
+
+    #[test]
+    fn a_slot_refills_after_its_refill_time_at_the_launch_rate() {
+        let mut d = dev();
+        d.launch.slot_refill_cycles = Some(330.0);
+        let t = SmTiming::new(&d);
+        assert!(t.refill_ps > t.launch_ps);
+        let mut sm = Sm::new(&d, t);
+        let exit = 1_000_000;
+        // One block exits alone: its slot is empty for the refill time.
+        assert_eq!(sm.refill(exit), exit + t.refill_ps);
+        // Three exit together: the SM launches one block per launch time.
+        let later = 2_000_000;
+        let a = sm.refill(later);
+        let b = sm.refill(later);
+        let c = sm.refill(later);
+        assert_eq!(a, later + t.refill_ps);
+        assert_eq!((b - a, c - b), (t.launch_ps, t.launch_ps));
+        // Without the field a slot refills after the launch time, as a
+        // first-wave block launches.
+        let d0 = dev_without_refill();
+        let t0 = SmTiming::new(&d0);
+        let (mut x, mut y) = (Sm::new(&d0, t0), Sm::new(&d0, t0));
+        for at in [0, 5, 5, 10_000] {
+            assert_eq!(x.refill(at), y.launch(at));
+        }
+    }
+
+    fn dev_without_refill() -> DeviceSpec {
+        let mut d = dev();
+        d.launch.slot_refill_cycles = None;
+        d
     }
 
     #[test]

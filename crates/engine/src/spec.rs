@@ -219,6 +219,12 @@ pub struct LaunchSpec {
     /// SM cycles an SM takes to launch one block; an SM launches its blocks
     /// one at a time.
     pub block_launch_cycles: f64,
+    /// SM cycles a block slot stands empty between a block's exit and the
+    /// first instruction of the block that takes the slot (the exit reported
+    /// to the block scheduler, a block sent, its warps set up). Optional:
+    /// without it a slot refills after `block_launch_cycles`.
+    #[serde(default)]
+    pub slot_refill_cycles: Option<f64>,
 }
 
 impl DeviceSpec {
@@ -255,6 +261,10 @@ impl DeviceSpec {
                 (
                     "launch.block_launch_cycles",
                     self.launch.block_launch_cycles,
+                ),
+                (
+                    "launch.slot_refill_cycles",
+                    self.launch.slot_refill_cycles.unwrap_or(0.0),
                 ),
             ],
             false,
@@ -396,6 +406,12 @@ impl DeviceSpec {
             (
                 "launch.block_launch_cycles",
                 self.launch.block_launch_cycles,
+                0.0,
+                1e6,
+            ),
+            (
+                "launch.slot_refill_cycles",
+                self.launch.slot_refill_cycles.unwrap_or(0.0),
                 0.0,
                 1e6,
             ),
