@@ -60,9 +60,9 @@ EXAMPLES:
       gpusim validate --family stream_read --csv stream.csv --plot stream.svg
   The quick subset run by CI:
       gpusim validate --ci
-  What first-ready DRAM scheduling with 1 KiB rows would do to the fit:
-      gpusim validate --family pst --config-set dram.first_ready=true \
-          --config-set dram.row_bytes=1024";
+  What reads in arrival order with 2 KiB DRAM rows would do to the fit:
+      gpusim validate --family pst --config-set dram.first_ready=false \
+          --config-set dram.row_bytes=2048";
 
 /// One manifest: the measurements of one device.
 #[derive(Debug, Deserialize)]

@@ -99,9 +99,9 @@ fn config_set_replays_the_measurements_on_a_changed_device() {
         row.split(',').nth(col).unwrap().parse::<f64>().unwrap()
     };
     // The table says it is not the stock model's.
-    let (_, out, _) = measured(&["--config-set", "dram.row_bytes=1024"]);
+    let (_, out, _) = measured(&["--config-set", "dram.row_bytes=2048"]);
     assert!(
-        out.starts_with("device overrides (--config-set): dram.row_bytes=1024\n"),
+        out.starts_with("device overrides (--config-set): dram.row_bytes=2048\n"),
         "{out}"
     );
     // A kernel overhead 10 us longer makes the case 10 us longer.
