@@ -7,23 +7,9 @@
 #         Nsight Compute knows), check.txt, ncu.csv (raw ncu --csv, one cold
 #         launch per case, --cache-control all, with the program's CASE lines).
 set -u -o pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUTDIR=${1:-${OUT:-$HERE/out}}
-mkdir -p "$OUTDIR"
-export PATH=$PATH:/usr/local/cuda/bin
-TMP=$(mktemp -d)
-BIN=$TMP/wcomb
-ENV=$OUTDIR/env.txt
-{
-    echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv
-    nvcc --version | tail -2
-    nvcc -O3 -arch=sm_90 -Xptxas -v -o "$BIN" "$HERE/wcomb.cu" 2>&1
-    echo "build rc=$?"
-    cuobjdump -sass "$BIN" | grep -E "Function|STG|S2R|CS2R|BRA|EXIT" | head -60
-} >"$ENV" 2>&1
-if [ ! -x "$BIN" ]; then cat "$ENV"; echo "BUILD FAILED"; exit 1; fi
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+measure_build wcomb "${1:-}"
+cuobjdump -sass "$BIN" | grep -E "Function|STG|S2R|CS2R|BRA|EXIT" | head -60 >>"$ENV"
 "$NCU" --version >>"$ENV" 2>&1
 "$NCU" --query-metrics --chip gh100 2>&1 | grep -E "l1tex2xbar|xbar2lts|srcunit_tex_op_write|l1tex__m_" >"$OUTDIR/metrics.txt"
 timeout 120 "$BIN" check >"$OUTDIR/check.txt" 2>&1

@@ -6,22 +6,9 @@
 #         sreg.csv, blocks.csv, blocks_raw.csv, blocks_run2.csv (blocks.csv of a
 #         second run).
 set -u -o pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUTDIR=${1:-${OUT:-$HERE/out}}
-mkdir -p "$OUTDIR"
-export PATH=$PATH:/usr/local/cuda/bin
-TMP=$(mktemp -d)
-BIN=$TMP/wlife
-ENV=$OUTDIR/env.txt
-{
-    echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv
-    nvcc --version | tail -2
-    nvcc -O3 -arch=sm_90 -Xptxas -v -o "$BIN" "$HERE/wlife.cu" 2>&1
-    echo "build rc=$?"
-    cuobjdump -sass "$BIN" 2>&1 | grep -E "Function|CS2R|S2R|S2UR|IADD|BAR|EXIT" | head -80
-} >"$ENV" 2>&1
-if [ ! -x "$BIN" ]; then cat "$ENV"; echo "BUILD FAILED"; exit 1; fi
+source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+measure_build wlife "${1:-}"
+cuobjdump -sass "$BIN" 2>&1 | grep -E "Function|CS2R|S2R|S2UR|IADD|BAR|EXIT" | head -80 >>"$ENV"
 timeout 60 "$BIN" sreg | tee "$OUTDIR/sreg.csv"
 timeout 240 "$BIN" blocks "$OUTDIR"
 cat "$OUTDIR/blocks.csv"

@@ -1,0 +1,33 @@
+# The set-up every campaign's run.sh shares, sourced by it:
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+#   measure_build NAME "${1:-}"
+#
+# builds NAME.cu (beside the calling script) for sm_90 and sets HERE (that
+# folder), OUTDIR (the argument, else $OUT, else HERE/out), TMP, BIN (the
+# program), ENV (OUTDIR/env.txt: date, GPU, driver, clocks, ECC, nvcc
+# version, ptxas report) and NCU (Nsight Compute's command line, if any).
+# A failed build prints ENV and stops the script.
+measure_build() {
+    local name=$1
+    HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+    OUTDIR=${2:-${OUT:-$HERE/out}}
+    mkdir -p "$OUTDIR"
+    export PATH=$PATH:/usr/local/cuda/bin
+    TMP=$(mktemp -d)
+    BIN=$TMP/$name
+    ENV=$OUTDIR/env.txt
+    {
+        echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv
+        nvcc --version | tail -2
+        nvcc -O3 -arch=sm_90 -Xptxas -v -o "$BIN" "$HERE/$name.cu" 2>&1
+        echo "build rc=$?"
+    } >"$ENV" 2>&1
+    if [ ! -x "$BIN" ]; then
+        cat "$ENV"
+        echo "BUILD FAILED"
+        exit 1
+    fi
+    NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+}
