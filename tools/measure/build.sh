@@ -6,20 +6,23 @@
 # builds NAME.cu (beside the calling script) for sm_90 and sets HERE (that
 # folder), OUTDIR (the argument, else $OUT, else HERE/out), TMP, BIN (the
 # program), ENV (OUTDIR/env.txt: date, GPU, driver, clocks, ECC, nvcc
-# version, ptxas report) and NCU (Nsight Compute's command line, if any).
-# A failed build prints ENV and stops the script.
+# version, ptxas report, the SM clock now) and NCU (Nsight Compute's command
+# line, the newest installed; empty if none: `need_ncu` stops the script
+# then). A failed build prints ENV and stops the script. TMP is removed when
+# the script exits.
 measure_build() {
     local name=$1
-    HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+    HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[1]}")" >/dev/null && pwd)
     OUTDIR=${2:-${OUT:-$HERE/out}}
     mkdir -p "$OUTDIR"
     export PATH=$PATH:/usr/local/cuda/bin
     TMP=$(mktemp -d)
+    trap 'rm -rf "$TMP"' EXIT
     BIN=$TMP/$name
     ENV=$OUTDIR/env.txt
     {
         echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.max.mem,ecc.mode.current --format=csv
         nvcc --version | tail -2
         nvcc -O3 -arch=sm_90 -Xptxas -v -o "$BIN" "$HERE/$name.cu" 2>&1
         echo "build rc=$?"
@@ -29,5 +32,13 @@ measure_build() {
         echo "BUILD FAILED"
         exit 1
     fi
-    NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)
+}
+
+# Stops the script unless Nsight Compute was found.
+need_ncu() {
+    if [ -z "$NCU" ]; then
+        echo "Nsight Compute (ncu) not found" | tee -a "$ENV"
+        exit 1
+    fi
 }

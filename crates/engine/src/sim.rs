@@ -630,8 +630,9 @@ impl<'a> Simulation<'a> {
         Ok(self.finish(per_sm, exact))
     }
 
-    /// Starts the next block on `sm` at `t`: into the slot of a block that
-    /// exited at `t` (`refill`), or as part of the first wave.
+    /// Starts the next block on `sm`, asked for at `t`: into the slot of a
+    /// block that exited at `t` (`refill`), or as part of the first wave.
+    /// Its warps start when [`Sm::refill`] or [`Sm::launch`] says.
     fn dispatch(&mut self, sm: u32, t: u64, refill: bool) {
         let b = self.next_block;
         self.next_block += 1;

@@ -3,10 +3,12 @@
 parameters, the sectors it would send with no merging, and the counters."""
 import csv
 import io
+import os
 import sys
 
-src = sys.argv[1] if len(sys.argv) > 1 else "results/ncu.csv"
-dst = sys.argv[2] if len(sys.argv) > 2 else "results/wcomb.csv"
+here = os.path.dirname(os.path.abspath(__file__))
+src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results", "ncu.csv")
+dst = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "results", "wcomb.csv")
 cases, rows = [], []
 for line in open(src):
     if line.startswith("CASE,"):
@@ -29,6 +31,6 @@ with open(dst, "w", newline="") as f:
     for (name, p, exp), i in zip(cases, sorted(by_id)):
         m = by_id[i]
         w.writerow([name, p["n"], p["spl"], p["g"], p["d"], p["w"], p["b"], p["dw"], exp]
-                   + [int(m[c]) for c in cols]
+                   + [int(m[c]) if c in m else "" for c in cols]
                    + [round(m["lts__t_sectors_srcunit_tex_op_write.sum"] / exp, 4)])
 print(f"{len(cases)} cases -> {dst}")

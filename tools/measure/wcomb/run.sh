@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs wcomb.cu on the first CUDA GPU.
 #
-# Usage: tools/measure/wcomb/run.sh [OUTDIR]   (default $OUT, else ./out)
+# Usage: tools/measure/wcomb/run.sh [OUTDIR]   (default $OUT, else out/ beside this script)
 # Writes: env.txt (date, nvidia-smi, versions, ptxas report, the SASS of the
 #         measured kernels), metrics.txt (the L1-to-L2 write metrics this
 #         Nsight Compute knows), check.txt, ncu.csv (raw ncu --csv, one cold
@@ -9,6 +9,7 @@
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 measure_build wcomb "${1:-}"
+need_ncu
 cuobjdump -sass "$BIN" | grep -E "Function|STG|S2R|CS2R|BRA|EXIT" | head -60 >>"$ENV"
 "$NCU" --version >>"$ENV" 2>&1
 "$NCU" --query-metrics --chip gh100 2>&1 | grep -E "l1tex2xbar|xbar2lts|srcunit_tex_op_write|l1tex__m_" >"$OUTDIR/metrics.txt"

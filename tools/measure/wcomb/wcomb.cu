@@ -2,7 +2,7 @@
 //
 // Build:  nvcc -O3 -arch=sm_90 -o wcomb wcomb.cu
 // Run:    ./wcomb check     stores every case on a zeroed buffer and checks
-//                           that each written word holds its value
+//                           that exactly the expected sectors were written
 //         ./wcomb           every case once (run it under Nsight Compute with
 //                           --cache-control all; kernels named m_* are measured)
 // Each launch is preceded by a line "CASE,<name>,n=..;spl=..;g=..;d=..;w=..;b=..;dw=..,<expected>"

@@ -4,8 +4,9 @@
 // block's first instruction.
 //
 // Build:  nvcc -O3 -arch=sm_90 -o wlife wlife.cu
-// Run:    ./wlife sreg        one warp: clock64 around "S2R; dependent IADD" and
-//                             around a dependent IADD alone, 256 samples each
+// Run:    ./wlife sreg        at every warp's start (4 waves of 256-thread blocks):
+//                             clock64 around "S2R of the thread index; an add
+//                             that needs it", then the same for the block index
 //         ./wlife blocks DIR  grids of blocks that spin a fixed number of cycles
 //                             between two barriers; warp 0 records its SM, its
 //                             entry (first instruction) and its exit (after the
