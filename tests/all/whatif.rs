@@ -120,7 +120,7 @@ fn overriding_a_field_with_its_own_value_is_the_identity() {
 
 #[test]
 fn bad_config_set_names_the_path_and_the_reason() {
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         (
             "sm.cores=3",
             &["sm.cores", "no field `cores` in `sm`", "max_warps"],
@@ -135,6 +135,10 @@ fn bad_config_set_names_the_path_and_the_reason() {
             &["l2.slice", "multiple of line_bytes x ways"],
         ),
         ("dram.access_bytes=48", &["dram", "power of two"]),
+        (
+            "launch.slot_refill_cycles=-5",
+            &["launch.slot_refill_cycles", "must be zero or more"],
+        ),
     ];
     for (set, want) in cases {
         let (ok, _, err) = gpusim(&[
