@@ -632,15 +632,11 @@ impl<'a> Simulation<'a> {
 
     /// Starts the next block on `sm`, asked for at `t`: into the slot of a
     /// block that exited at `t` (`refill`), or as part of the first wave.
-    /// Its warps start when [`Sm::refill`] or [`Sm::launch`] says.
+    /// Its warps start when [`Sm::launch`] says.
     fn dispatch(&mut self, sm: u32, t: u64, refill: bool) {
         let b = self.next_block;
         self.next_block += 1;
-        let at = if refill {
-            self.sms[sm as usize].refill(t)
-        } else {
-            self.sms[sm as usize].launch(t)
-        };
+        let at = self.sms[sm as usize].launch(t, refill);
         let idx = block_index(self.prog, b);
         let warps = self.prog.warps_per_block();
         let bid = match self.free_blocks.pop() {

@@ -114,20 +114,18 @@ impl Sm {
         }
     }
 
-    /// Launches a block of the kernel's first wave, asked for at `t`;
-    /// returns when its warps may start (an SM launches its blocks one at a
-    /// time).
-    pub fn launch(&mut self, t: u64) -> u64 {
-        let at = t.max(self.launch_free) + self.t.launch_ps;
-        self.launch_free = at;
-        at
-    }
-
-    /// Launches a block into the slot of one that exited at `t`: its warps
-    /// start once the slot's refill time has passed and the SM has launched
-    /// the blocks before it.
-    pub fn refill(&mut self, t: u64) -> u64 {
-        let at = (t + self.t.refill_ps).max(self.launch_free + self.t.launch_ps);
+    /// Launches a block asked for at `t`: one of the kernel's first wave,
+    /// or (`refill`) one into the slot of a block that exited at `t`.
+    /// Returns when its warps may start: once the launch time (or the
+    /// slot's refill time) has passed and the SM, which launches its blocks
+    /// one at a time, has launched the blocks before it.
+    pub fn launch(&mut self, t: u64, refill: bool) -> u64 {
+        let wait = if refill {
+            self.t.refill_ps
+        } else {
+            self.t.launch_ps
+        };
+        let at = (t + wait).max(self.launch_free + self.t.launch_ps);
         self.launch_free = at;
         at
     }
@@ -353,12 +351,12 @@ mod tests {
         let mut sm = Sm::new(&d, t);
         let exit = 1_000_000;
         // One block exits alone: its slot is empty for the refill time.
-        assert_eq!(sm.refill(exit), exit + t.refill_ps);
+        assert_eq!(sm.launch(exit, true), exit + t.refill_ps);
         // Three exit together: the SM launches one block per launch time.
         let later = 2_000_000;
-        let a = sm.refill(later);
-        let b = sm.refill(later);
-        let c = sm.refill(later);
+        let a = sm.launch(later, true);
+        let b = sm.launch(later, true);
+        let c = sm.launch(later, true);
         assert_eq!(a, later + t.refill_ps);
         assert_eq!((b - a, c - b), (t.launch_ps, t.launch_ps));
         // Without the field a slot refills after the launch time, as a
@@ -367,7 +365,7 @@ mod tests {
         let t0 = SmTiming::new(&d0);
         let (mut x, mut y) = (Sm::new(&d0, t0), Sm::new(&d0, t0));
         for at in [0, 5, 5, 10_000] {
-            assert_eq!(x.refill(at), y.launch(at));
+            assert_eq!(x.launch(at, true), y.launch(at, false));
         }
     }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs loadlat.cu on the first CUDA GPU.
-# Usage: tools/measure/loadlat/run.sh [OUTDIR]   (default $OUT, else ./out)
+# Usage: tools/measure/loadlat/run.sh [OUTDIR]   (default $OUT, else out/ beside this script)
 # Writes: env.txt (date, GPU, clocks before and after, versions, ptxas report,
 #         the timed kernels' SASS around the clock reads), loadlat.csv, and
 #         ncu.csv: Nsight Compute on one launch of each plain kernel (cold,
@@ -8,26 +8,16 @@
 #         occupancy, active cycles, DRAM bytes and throughput; life.csv
 #         (./loadlat life: warps' and blocks' lives, blocks resident per SM).
 set -u -o pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUTDIR=${1:-${OUT:-$HERE/out}}
-mkdir -p "$OUTDIR"
-export PATH=$PATH:/usr/local/cuda/bin
-BIN=$(mktemp -d)/loadlat
-ENV=$OUTDIR/env.txt
+source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+measure_build loadlat "${1:-}"
+need_ncu
 {
-    echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,ecc.mode.current --format=csv
-    nvcc --version | tail -2
-    nvcc -O3 -arch=sm_90 -Xptxas -v -o "$BIN" "$HERE/loadlat.cu" 2>&1
-    echo "build rc=$?"
     echo "---- SASS of the timed kernels: the clock reads (CS2R) around the load and store"
-    cuobjdump --dump-sass "$BIN" | awk '/Function :/ {f = $0; p = (f ~ /timed/)} p && /CS2R|LDG|STG|FADD|DADD|Function/' 
-} >"$ENV" 2>&1
-if [ ! -x "$BIN" ]; then cat "$ENV"; echo "BUILD FAILED"; exit 1; fi
+    cuobjdump --dump-sass "$BIN" | awk '/Function :/ {f = $0; p = (f ~ /timed/)} p && /CS2R|LDG|STG|FADD|DADD|Function/'
+} >>"$ENV" 2>&1
 "$BIN" >"$OUTDIR/loadlat.csv" 2>>"$ENV"
 echo "run rc=$?" >>"$ENV"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv >>"$ENV" 2>&1
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 "$NCU" --version >>"$ENV" 2>&1
 "$NCU" --clock-control none --cache-control all --kernel-name regex:plain --csv \
     --metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.avg,sm__cycles_elapsed.avg,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__warps_launched.sum \
