@@ -293,13 +293,25 @@ impl Bank {
     ) -> (u64, bool) {
         // The first booking that is still busy at `t`; the scheduler looks
         // at most `WINDOW` bookings ahead for idle time, else queues last.
-        let first = self.ops.partition_point(|o| o.end <= t);
-        let mut i = if self.ops.len() - first > WINDOW {
-            self.ops.len()
+        // (Bookings end in order: more than `WINDOW` of them are busy at
+        // `t` when the one `WINDOW` from the last is, and otherwise the
+        // first busy one is among the last `WINDOW`.)
+        let n = self.ops.len();
+        let mut i = if n > WINDOW && self.ops[n - 1 - WINDOW].end > t {
+            n
         } else {
-            first
+            let (mut lo, mut hi) = (n.saturating_sub(WINDOW), n);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if self.ops[mid].end <= t {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
         };
-        let joins = k.first_ready && !write && self.joins_batch(row, t, first);
+        let joins = k.first_ready && !write && self.joins_batch(row, t);
         loop {
             let prev = i.checked_sub(1).map(|j| self.ops[j]);
             // Served in its row's batch: the bank's work grows by one
@@ -368,21 +380,23 @@ impl Bank {
 
     /// Whether a read of `row` arriving at `t` joins a batch of that row
     /// already queued (first-ready scheduling): a read booking of `row`
-    /// that is busy or open at `t` (from `first - 1`, the booking current
-    /// at `t`, on) and whose row is still to be closed by a later booking
-    /// not yet begun at `t`. An FR-FCFS controller serves such a read with
+    /// that is busy or open at `t` (from the booking current at `t` on)
+    /// and whose row is still to be closed by a later booking not yet
+    /// begun at `t`. An FR-FCFS controller serves such a read with
     /// the row's other hits, before the queued row miss that follows them;
     /// here its column access goes last (the replies already handed out
     /// keep their times) and costs what a hit costs.
-    fn joins_batch(&self, row: u64, t: u64, first: usize) -> bool {
+    fn joins_batch(&self, row: u64, t: u64) -> bool {
         let n = self.ops.len();
         match self.ops.back() {
             Some(l) if l.row != row && l.end > t => {}
             _ => return false,
         }
-        let from = first.saturating_sub(1);
-        (from..n - 1)
+        // From the last booking back to the one current at `t` (the one
+        // before the first still busy then; bookings end in order).
+        (0..n - 1)
             .rev()
+            .take_while(|&k| self.ops[k + 1].end > t)
             .find(|&k| self.ops[k].row == row)
             .is_some_and(|k| !self.ops[k].write && self.ops[k + 1].begin > t)
     }

@@ -59,6 +59,22 @@ struct Slot {
     /// Where the kernel is block-affine: the warp replays its traced
     /// instructions instead of executing (the same steps and addresses).
     replay: Option<Replay>,
+    /// Held back with its SM's other [`Waiters`].
+    waiting_room: bool,
+}
+
+/// The warps of one SM whose global access waits for room in the LSU or
+/// miss path until the same time. Only the first of them is in the event
+/// heap: nothing else changes the SM's room until one of them issues
+/// (in a kernel without shared memory, whose accesses take the LSU
+/// without an in-flight entry), so when the first finds none at that
+/// time, neither would the rest, and they all move on to the next time
+/// at once instead of each going through the heap.
+#[derive(Debug, Clone, Default)]
+struct Waiters {
+    wake: u64,
+    /// Warp ids, the largest first: the next to check is the last.
+    ids: Vec<u32>,
 }
 
 /// A warp's place in its block's trace ([`simt_core::affine`]).
@@ -214,6 +230,13 @@ pub struct Simulation<'a> {
     /// Each warp of a block, traced, where the kernel is block-affine
     /// (else empty: warps execute).
     traces: Vec<AffineTrace>,
+    /// Per SM, the warps waiting for room together (unused where the
+    /// kernel has shared memory).
+    waiters: Vec<Waiters>,
+    group_waits: bool,
+    /// Events handled so far, counting each waiter moved on at once: every
+    /// 1024 the units forget their past.
+    pops: u64,
 }
 
 /// Warps ordered by the time they next run, ties by warp id: a min-heap of
@@ -258,7 +281,9 @@ fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
 /// cleared); then back-pressure: a full LSU queue or miss path holds the
 /// warp back, and it retries when there is room (so that every unit is
 /// booked in time order, not ahead of requests still to come).
-fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> u64 {
+/// Also says whether the wait is for room in the miss path (a global
+/// access whose values are ready).
+fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> (u64, bool) {
     let mut ready = 0;
     let mut m = a.srcs;
     while m != 0 {
@@ -267,12 +292,12 @@ fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> u6
     }
     if ready > t {
         a.srcs = 0;
-        return ready;
+        return (ready, false);
     }
     if a.space == MemSpace::Shared {
-        sm.lsu_room(t)
+        (sm.lsu_room(t), false)
     } else {
-        sm.mem_room(t)
+        (sm.mem_room(t), true)
     }
 }
 
@@ -490,6 +515,9 @@ impl<'a> Simulation<'a> {
             sampler: None,
             steady: None,
             traces: Vec::new(),
+            waiters: vec![Waiters::default(); dev.sm.count as usize],
+            group_waits: !prog.buffers.iter().any(|b| b.space == MemSpace::Shared),
+            pops: 0,
         }
     }
 
@@ -608,26 +636,94 @@ impl<'a> Simulation<'a> {
                 self.dispatch(sm, 0, false);
             }
         }
-        let mut pops = 0u64;
         while let Some((t, id)) = self.heap.pop() {
-            pops += 1;
-            if pops.is_multiple_of(1024) {
-                self.noc.advance(t);
-                if let Some(l2) = &mut self.l2 {
-                    l2.advance(t);
-                }
-                for sm in &mut self.sms {
-                    sm.advance(t);
-                }
-                self.dram.advance(t);
-            }
-            if self.slots[id as usize].done {
+            self.count_events(1, t);
+            let s = &self.slots[id as usize];
+            if s.done {
                 self.retire(id, t);
+            } else if s.waiting_room {
+                self.run_waiters(id, t)?;
             } else {
                 self.run_warp(id, t)?;
             }
         }
         Ok(self.finish(per_sm, exact))
+    }
+
+    /// Counts `n` events handled at `t`; every 1024 the units forget
+    /// their bookings before `t`.
+    fn count_events(&mut self, n: u64, t: u64) {
+        let before = self.pops;
+        self.pops += n;
+        self.dram.advance(t);
+        if self.pops / 1024 != before / 1024 {
+            self.noc.advance(t);
+            if let Some(l2) = &mut self.l2 {
+                l2.advance(t);
+            }
+            for sm in &mut self.sms {
+                sm.advance(t);
+            }
+            self.dram.advance(t);
+        }
+    }
+
+    /// Holds warp `id` back until `wake`; `room`: it waits for room in
+    /// its SM's miss path, and joins the SM's [`Waiters`] for that time
+    /// where it can (it checks after the first of them).
+    fn hold(&mut self, id: u32, wake: u64, room: bool) {
+        if room && self.group_waits {
+            let sm = self.slots[id as usize].sm as usize;
+            let g = &mut self.waiters[sm];
+            match g.ids.last() {
+                None => {
+                    g.wake = wake;
+                    g.ids.push(id);
+                }
+                Some(&first) if g.wake == wake && id > first => {
+                    let at = g.ids.partition_point(|&x| x > id);
+                    g.ids.insert(at, id);
+                    self.slots[id as usize].waiting_room = true;
+                    return;
+                }
+                Some(_) => {
+                    self.heap.push(wake, id);
+                    return;
+                }
+            }
+            self.slots[id as usize].waiting_room = true;
+        }
+        self.heap.push(wake, id);
+    }
+
+    /// The first of its SM's waiters, `id`, checks for room at `t`: if
+    /// there is none, every waiter moves on to when there is; if there
+    /// is, it goes on, and the next waiter checks after it.
+    fn run_waiters(&mut self, id: u32, t: u64) -> Result<(), SimError> {
+        let s = &mut self.slots[id as usize];
+        let sm = s.sm as usize;
+        debug_assert_eq!(self.waiters[sm].wake, t);
+        debug_assert_eq!(self.waiters[sm].ids.last(), Some(&id));
+        let a = s.pending.as_mut().expect("a waiter holds an access");
+        let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[sm], a, t);
+        debug_assert!(room);
+        if wake > t {
+            let rest = self.waiters[sm].ids.len() as u64 - 1;
+            if rest > 0 {
+                self.sms[sm].mem_room_for(t, rest);
+                self.count_events(rest, t);
+            }
+            self.waiters[sm].wake = wake;
+            self.heap.push(wake, id);
+            return Ok(());
+        }
+        let g = &mut self.waiters[sm];
+        g.ids.pop();
+        if let Some(&next) = g.ids.last() {
+            self.heap.push(t, next);
+        }
+        self.slots[id as usize].waiting_room = false;
+        self.run_warp(id, t)
     }
 
     /// Starts the next block on `sm`, asked for at `t`: into the slot of a
@@ -680,6 +776,7 @@ impl<'a> Simulation<'a> {
             s.reg_ready = [at; 32];
             s.pending = None;
             s.done = false;
+            s.waiting_room = false;
             self.heap.push(at, id);
         }
     }
@@ -767,9 +864,9 @@ impl<'a> Simulation<'a> {
         let Some(a) = &mut s.pending else {
             return true;
         };
-        let wake = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
+        let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
         if wake > t {
-            self.heap.push(wake, id);
+            self.hold(id, wake, room);
             return false;
         }
         true
@@ -898,10 +995,10 @@ impl<'a> Simulation<'a> {
                 continue;
             }
             let s = &mut self.slots[id as usize];
-            let wake = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
+            let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
             if wake > t {
                 s.pending = Some(a);
-                self.heap.push(wake, id);
+                self.hold(id, wake, room);
                 return Ok(());
             }
             t = self.memory(id, &a, t);

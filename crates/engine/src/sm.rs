@@ -150,12 +150,18 @@ impl Sm {
     /// must wait goes back to the scheduler until then; the wait is counted
     /// against the unit that was full.
     pub fn mem_room(&mut self, t: u64) -> u64 {
+        self.mem_room_for(t, 1)
+    }
+
+    /// [`Sm::mem_room`] asked by `n` warps at `t` (each finds the same
+    /// answer, and each wait counts).
+    pub fn mem_room_for(&mut self, t: u64, n: u64) -> u64 {
         let lsu = self.lsu_free.saturating_sub(self.t.lsu_window_ps).max(t);
         let entry = self.inflight.free_at(t);
         if entry > lsu {
-            self.inflight.add_wait(entry - t);
+            self.inflight.add_wait(n * (entry - t));
         } else {
-            self.lsu_wait_ps += lsu - t;
+            self.lsu_wait_ps += n * (lsu - t);
         }
         lsu.max(entry)
     }
