@@ -655,7 +655,6 @@ impl<'a> Simulation<'a> {
     fn count_events(&mut self, n: u64, t: u64) {
         let before = self.pops;
         self.pops += n;
-        self.dram.advance(t);
         if self.pops / 1024 != before / 1024 {
             self.noc.advance(t);
             if let Some(l2) = &mut self.l2 {
