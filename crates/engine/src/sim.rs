@@ -252,6 +252,11 @@ impl Events {
     fn pop(&mut self) -> Option<(u64, u32)> {
         self.0.pop().map(|Reverse(k)| ((k >> 32) as u64, k as u32))
     }
+
+    /// The warp that runs next, if any.
+    fn next_id(&self) -> Option<u32> {
+        self.0.peek().map(|Reverse(k)| *k as u32)
+    }
 }
 
 /// blockIdx of the `b`-th block of `prog`'s grid (x fastest).
@@ -637,6 +642,10 @@ impl<'a> Simulation<'a> {
             }
         }
         while let Some((t, id)) = self.heap.pop() {
+            // The next warp's slot is in the host's caches by the time it runs.
+            if let Some(next) = self.heap.next_id() {
+                cache::prefetch_range(std::slice::from_ref(&self.slots[next as usize]));
+            }
             self.count_events(1, t);
             let s = &self.slots[id as usize];
             if s.done {
