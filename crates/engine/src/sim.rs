@@ -65,11 +65,12 @@ struct Slot {
 
 /// The warps of one SM whose global access waits for room in the LSU or
 /// miss path until the same time. Only the first of them is in the event
-/// heap: nothing else changes the SM's room until one of them issues
-/// (in a kernel without shared memory, whose accesses take the LSU
-/// without an in-flight entry), so when the first finds none at that
-/// time, neither would the rest, and they all move on to the next time
-/// at once instead of each going through the heap.
+/// heap: nothing else changes the SM's room until one of them issues, so
+/// when the first finds none at that time, neither would the rest, and
+/// they all move on to the next time at once instead of each going
+/// through the heap. (A shared-memory access takes the LSU without an
+/// in-flight entry, and could change the room in between: kernels with
+/// shared memory do not group their waiters.)
 #[derive(Debug, Clone, Default)]
 struct Waiters {
     wake: u64,
