@@ -113,6 +113,17 @@ pub struct Victim {
     pub partial: u8,
 }
 
+/// What a write did ([`Cache::write_tracked`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// A dirty line evicted to make room.
+    pub victim: Option<Victim>,
+    /// The line's dirty state before the write (`None`: it was absent).
+    pub before: Option<Victim>,
+    /// Its dirty state after.
+    pub now: Victim,
+}
+
 /// Byte mask of a sector whose 32 bytes are all present.
 pub const FULL_SECTOR: u32 = u32::MAX;
 
@@ -328,9 +339,27 @@ impl Cache {
     /// without fetching; [`FULL_SECTOR`] for a whole sector). A sector
     /// becomes full when all its bytes have been written. Returns a dirty
     /// victim.
-    #[allow(clippy::needless_range_loop)]
     pub fn write(&mut self, line: u64, sectors: u8, bytes: [u32; 4], ready: u64) -> Option<Victim> {
-        let (i, victim) = self.allocate(line);
+        self.write_tracked(line, sectors, bytes, ready).victim
+    }
+
+    /// [`Cache::write`], also giving the line's dirty state before and
+    /// after (as [`Cache::dirty_state`] would, in one lookup).
+    #[allow(clippy::needless_range_loop)]
+    pub fn write_tracked(
+        &mut self,
+        line: u64,
+        sectors: u8,
+        bytes: [u32; 4],
+        ready: u64,
+    ) -> Written {
+        let (base, hit) = self.find(line);
+        let before = hit.map(|i| self.state_of(i, line));
+        let (i, victim) = match hit {
+            Some(i) => (i, None),
+            None => self.replace(base, line),
+        };
+        self.touch(i);
         let w = &mut self.ways[i];
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
@@ -357,19 +386,28 @@ impl Cache {
         }
         w.valid |= sectors;
         w.dirty |= sectors;
-        victim
+        Written {
+            victim,
+            before,
+            now: self.state_of(i, line),
+        }
+    }
+
+    /// The dirty state of `line`, held in way `i`.
+    fn state_of(&self, i: usize, line: u64) -> Victim {
+        let w = &self.ways[i];
+        Victim {
+            line: line >> self.line_shift << self.line_shift,
+            dirty: w.dirty,
+            partial: w.dirty & !w.full,
+        }
     }
 
     /// The dirty state of `line` if it is present: its dirty sectors and,
     /// of those, the ones not entirely present (as [`Victim`] names them).
     /// Changes no state.
     pub fn dirty_state(&self, line: u64) -> Option<Victim> {
-        let w = &self.ways[self.way_of(line)?];
-        Some(Victim {
-            line: line >> self.line_shift << self.line_shift,
-            dirty: w.dirty,
-            partial: w.dirty & !w.full,
-        })
+        Some(self.state_of(self.way_of(line)?, line))
     }
 
     /// The way holding `line`, if it is present (no LRU update).

@@ -129,7 +129,7 @@ impl L2 {
     }
 
     /// After a store to `line` in slice `k` whose state before was
-    /// `before`: counts the line, then writes back the earliest dirtied
+    /// `before` and is `now`: counts the line, then writes back the earliest dirtied
     /// lines while the slice keeps more than its limits. Returns when the
     /// memory controller has accepted those writes (`t` if none).
     fn limit_dirty(
@@ -137,15 +137,13 @@ impl L2 {
         k: usize,
         line: u64,
         before: Option<Victim>,
+        now: Victim,
         t: u64,
         mem: &mut Dram,
     ) -> u64 {
         if self.dirty.is_empty() {
             return t;
         }
-        let now = self.slices[k]
-            .dirty_state(line)
-            .expect("the line was just written");
         let was_dirty = before.is_some_and(|b| b.dirty != 0);
         let was_partial = before.is_some_and(|b| b.partial != 0);
         let is_partial = now.partial != 0;
@@ -172,12 +170,10 @@ impl L2 {
             };
             let over_partial = d.partial > self.partial_limit;
             let Some(old) = next else { break };
-            let Some(st) = self.slices[k].dirty_state(old) else {
-                continue;
-            };
             if over_partial {
-                if st.partial == 0 {
-                    continue;
+                match self.slices[k].dirty_state(old) {
+                    Some(st) if st.partial != 0 => {}
+                    _ => continue,
                 }
                 // The slice fetches the bytes its partly written sectors
                 // lack and merges them: the line stays dirty, now whole.
@@ -191,10 +187,10 @@ impl L2 {
                 }
                 continue;
             }
-            if st.dirty == 0 {
+            // Written back if still present and dirty.
+            let Some(v) = self.slices[k].clean(old) else {
                 continue;
-            }
-            let v = self.slices[k].clean(old).expect("a dirty line");
+            };
             self.dirty[k].left(&v);
             accepted = accepted.max(self.write_back(v, t, mem));
         }
@@ -379,16 +375,12 @@ impl L2 {
         let arrive = if far { t + self.far_half_ps } else { t };
         let done = self.ports[home].reserve(arrive, n * self.write_port_bytes);
         let mut accepted = done;
-        let before = if self.dirty.is_empty() {
-            None
-        } else {
-            self.slices[home].dirty_state(line)
-        };
-        if let Some(v) = self.slices[home].write(line, sectors, bytes, done) {
+        let w = self.slices[home].write_tracked(line, sectors, bytes, done);
+        if let Some(v) = w.victim {
             self.evicted(home, &v);
             accepted = accepted.max(self.write_back(v, done, mem));
         }
-        accepted = accepted.max(self.limit_dirty(home, line, before, done, mem));
+        accepted = accepted.max(self.limit_dirty(home, line, w.before, w.now, done, mem));
         if far {
             accepted + self.far_half_ps
         } else {
