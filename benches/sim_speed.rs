@@ -45,8 +45,8 @@
 //! `warp_instructions` group takes about 40 s. The two sweep groups use flat
 //! sampling, so they cost 1 warm-up + 10 sample iterations each (plus one
 //! uncounted sweep to count `h200_stride_sweep`'s warp instructions). On a
-//! busy 2-core machine a sweep iteration takes about 40 s (seed set) and 20 s
-//! (h200), so the full bench runs for about 12 minutes. Criterion's
+//! 2-core machine a sweep iteration takes about 25 s (seed set) and 17 s
+//! (h200), so the full bench runs for about 10 minutes. Criterion's
 //! "Unable to complete 10 samples in 5.0s" warning for these groups is
 //! expected. Use `-- warp_instructions` for a quick measurement: the other
 //! groups' setup is skipped when the filter excludes them.
