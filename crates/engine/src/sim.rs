@@ -732,7 +732,7 @@ impl<'a> Simulation<'a> {
             self.heap.push(t, next);
         }
         self.slots[id as usize].waiting_room = false;
-        self.run_warp(id, t)
+        self.run_ready(id, t)
     }
 
     /// Starts the next block on `sm`, asked for at `t`: into the slot of a
@@ -882,10 +882,15 @@ impl<'a> Simulation<'a> {
     }
 
     fn run_warp(&mut self, id: u32, t0: u64) -> Result<(), SimError> {
-        let mut t = t0;
-        if !self.pending_ready(id, t) {
+        if !self.pending_ready(id, t0) {
             return Ok(());
         }
+        self.run_ready(id, t0)
+    }
+
+    /// Runs warp `id` from `t0`, its held-back access (if any) found ready.
+    fn run_ready(&mut self, id: u32, t0: u64) -> Result<(), SimError> {
+        let mut t = t0;
         let mut acc = self.slots[id as usize].pending.take();
         // A held-back access just found ready: no second check.
         let mut checked = acc.is_some();
