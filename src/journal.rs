@@ -366,12 +366,33 @@ mod tests {
         assert_eq!(decode_line(&encode_line(5, &sample(3)), &tag()), None);
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("gpusim-journal-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
+    /// A file path of its own in the temporary directory, removed when
+    /// the returned guard is dropped.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    impl AsRef<Path> for Scratch {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl std::ops::Deref for Scratch {
+        type Target = PathBuf;
+        fn deref(&self) -> &PathBuf {
+            &self.0
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
+        let p = std::env::temp_dir().join(format!("gpusim-journal-{}-{name}", std::process::id()));
         let _ = std::fs::remove_file(&p);
-        p
+        Scratch(p)
     }
 
     #[test]

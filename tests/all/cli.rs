@@ -26,8 +26,7 @@ fn help_teaches() {
 
 #[test]
 fn csv_has_the_documented_columns() {
-    let dir = std::env::temp_dir().join(format!("gpusim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = super::TempDir::new("cli");
     let csv = dir.join("o.csv");
     let (ok, _, err) = gpusim(&[
         "run",
@@ -82,8 +81,7 @@ fn output_is_identical_for_one_and_two_threads() {
 
 /// Writes `text` to a temporary file named `name` and runs gpusim on it; returns stderr.
 fn bad(kind: &str, name: &str, text: &str, extra: &[&str]) -> String {
-    let dir = std::env::temp_dir().join(format!("gpusim-bad-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = super::TempDir::new("bad");
     let f = dir.join(name);
     std::fs::write(&f, text).unwrap();
     let f = f.to_str().unwrap().to_string();
@@ -253,8 +251,7 @@ fn explain_shows_the_transactions() {
 /// whichever point failed first in time; it must be the first in order.
 #[test]
 fn error_report_does_not_depend_on_thread_count() {
-    let dir = std::env::temp_dir().join(format!("gpusim-err-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = super::TempDir::new("err");
     let f = dir.join("w.ron");
     std::fs::write(
         &f,

@@ -4,12 +4,8 @@
 
 use super::cli::gpusim;
 
-fn temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("gpusim-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+fn temp(name: &str, text: &str) -> super::TempFile {
+    super::TempFile::new("hostile", name, text)
 }
 
 /// A workload with `grid`, `bytes` and loop bound `to` substituted.

@@ -2,10 +2,8 @@
 
 use super::cli::gpusim;
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-plot-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> super::TempDir {
+    super::TempDir::new(&format!("plot-{name}"))
 }
 
 fn plot_offset(out: &std::path::Path) -> (bool, String, String) {
@@ -50,7 +48,6 @@ fn plots_svg_and_png() {
         std::fs::read(&again).unwrap() == bytes,
         "PNG differs between runs"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -62,7 +59,6 @@ fn unknown_extension_is_an_error() {
     assert!(err.contains(".txt"), "{err}");
     assert!(err.contains("offset.txt"), "names the file: {err}");
     assert!(!txt.exists());
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -75,5 +71,4 @@ fn unwritable_path_is_an_error() {
         err.contains("offset.png") && err.contains("cannot write"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -5,12 +5,8 @@
 use super::cli::gpusim;
 use super::{device, repo, run, workload};
 
-fn temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("gpusim-shared-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+fn temp(name: &str, text: &str) -> super::TempFile {
+    super::TempFile::new("shared", name, text)
 }
 
 /// A small workload with `buffers`, `shared` and `kernel` substituted.
@@ -39,7 +35,7 @@ fn refused(name: &str, text: &str) -> String {
     let (ok, out, err) = gpusim(&["run", "configs/h200.ron", &path, "-q"]);
     assert!(!ok, "{name} ran:\n{out}");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(&path), "the file is named: {err}");
+    assert!(err.contains(&*path), "the file is named: {err}");
     err
 }
 
@@ -283,16 +279,18 @@ fn values_from_a_file_feed_addresses() {
     // idx[i] = n - 1 - i, as raw little-endian words.
     let n = 1024u32;
     let bytes: Vec<u8> = (0..n).flat_map(|i| (n - 1 - i).to_le_bytes()).collect();
-    let bin = temp("rev.bin", "");
-    std::fs::write(&bin, bytes).unwrap();
+    // The workload names its data file relative to itself: both in one folder.
+    let dir = super::TempDir::new("shared-file");
+    std::fs::write(dir.join("rev.bin"), bytes).unwrap();
     let text = wl(
         r#"(name: "idx", bytes: "n * 4", init: File(elem: 4, path: "rev.bin")), (name: "a", bytes: "n * 4")"#,
         "",
         r#"        Load(buf: "idx", index: "i", width: "4", dst: "j"),
         Load(buf: "a", index: "j", width: "4"),"#,
     );
-    let path = temp("reverse.ron", &text);
-    let w = engine::load_workload(std::path::Path::new(&path)).unwrap();
+    let path = dir.join("reverse.ron");
+    std::fs::write(&path, text).unwrap();
+    let w = engine::load_workload(&path).unwrap();
     let r = &run(&device("h200"), &w, &[])[0];
     // A reversed warp still reads one line of 4 sectors per instruction.
     assert_eq!(r.counters.requests_ld, 2 * 1024 / 32);

@@ -6,11 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gpusim-sweep-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> TempDir {
+    TempDir::new(&format!("sweep-{name}"))
 }
 
 /// 2 element sizes x 8 offsets on a Fermi card: 16 points, well under a second.
@@ -87,7 +84,6 @@ fn merged_shards_are_the_whole_run_byte_for_byte_in_any_order() {
         assert!(ok, "{err}");
         assert_eq!(read(&out), read(whole), "{kind}");
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
@@ -127,7 +123,6 @@ fn merge_names_missing_duplicated_and_foreign_shards() {
     run_ok(&["--csv", p(&whole)]);
     let e = merge(&[&whole]);
     assert!(e.contains("not a shard"), "{e}");
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// The sweep identity in a shard's first line.
@@ -139,7 +134,6 @@ fn sweep_id(args: &[&str]) -> String {
     let (ok, _, err) = gpusim(&all);
     assert!(ok, "{err}");
     let id = read(&c).split_whitespace().nth(2).unwrap().to_string();
-    std::fs::remove_dir_all(&d).unwrap();
     id
 }
 
@@ -170,7 +164,6 @@ fn the_sweep_identity_follows_file_contents_and_set_values_not_paths() {
     let mut other = base;
     other[5] = "offset=0,2";
     assert_ne!(sweep_id(&other), id);
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// Starts the sweep writing `csv`, waits until its journal holds `lines`
@@ -271,7 +264,6 @@ fn a_killed_sweep_resumes_to_the_same_bytes() {
         !journal.exists(),
         "the journal goes once the output is written"
     );
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
@@ -290,7 +282,6 @@ fn ctrl_c_leaves_a_journal_that_resumes() {
     let err = resume(&csv);
     assert!(resumed_points(&err) >= 2);
     assert_eq!(read(&csv), read(&whole));
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]

@@ -6,12 +6,6 @@ use super::*;
 
 const FIXTURE: &str = "tests/data/validate-fixture";
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-validate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn validate_help_teaches() {
     let (ok, out, _) = gpusim(&["validate", "--help"]);
@@ -29,7 +23,8 @@ fn validate_help_teaches() {
 
 #[test]
 fn a_family_within_its_targets_passes_and_writes_csv_and_plot() {
-    let (csv, svg) = (tmp("ok.csv"), tmp("ok.svg"));
+    let dir = TempDir::new("validate");
+    let (csv, svg) = (dir.join("ok.csv"), dir.join("ok.svg"));
     let (ok, out, err) = gpusim(&[
         "validate",
         "--data",
@@ -86,8 +81,9 @@ fn config_set_replays_the_measurements_on_a_changed_device() {
         args.extend_from_slice(extra);
         gpusim(&args)
     };
+    let dir = TempDir::new("validate");
     let time = |extra: &[&str]| {
-        let csv = tmp(&format!("cs{}.csv", extra.len()));
+        let csv = dir.join(format!("cs{}.csv", extra.len()));
         let mut args = vec!["--csv", csv.to_str().unwrap()];
         args.extend_from_slice(extra);
         let (ok, out, err) = measured(&args);
@@ -123,7 +119,7 @@ fn config_set_replays_the_measurements_on_a_changed_device() {
 
 #[test]
 fn validate_bad_input_names_the_file_and_line() {
-    let dir = tmp("bad");
+    let dir = TempDir::new("validate-bad");
     let dev = dir.join("dev");
     std::fs::create_dir_all(&dev).unwrap();
     let manifest = std::fs::read_to_string(repo(&format!("{FIXTURE}/tiny/manifest.ron")))

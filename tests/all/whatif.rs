@@ -159,8 +159,7 @@ fn bad_config_set_names_the_path_and_the_reason() {
 
 #[test]
 fn a_study_runs_like_run_and_does_not_depend_on_threads() {
-    let dir = std::env::temp_dir().join(format!("gpusim-study-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = super::TempDir::new("study");
     let study = dir.join("tiny.ron");
     let root = repo("");
     std::fs::write(
@@ -213,7 +212,6 @@ fn a_study_runs_like_run_and_does_not_depend_on_threads() {
         .unwrap();
     let l2 = |l: &str| l.split(',').nth(col).unwrap().parse::<u64>().unwrap();
     assert_eq!(l2(lines[2]), 4 * l2(lines[4]));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
