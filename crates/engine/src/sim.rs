@@ -238,6 +238,9 @@ pub struct Simulation<'a> {
     /// Events handled so far, counting each waiter moved on at once: every
     /// 1024 the units forget their past.
     pops: u64,
+    /// How long after its start a warp's thread and block indices can be
+    /// read (`sm.special_register_cycles`).
+    special_ps: u64,
 }
 
 /// Warps ordered by the time they next run, ties by warp id: a min-heap of
@@ -524,6 +527,7 @@ impl<'a> Simulation<'a> {
             waiters: vec![Waiters::default(); dev.sm.count as usize],
             group_waits: !prog.buffers.iter().any(|b| b.space == MemSpace::Shared),
             pops: 0,
+            special_ps: ps(dev.sm.special_register_cycles.unwrap_or(0.0), cycle),
         }
     }
 
@@ -916,6 +920,23 @@ impl<'a> Simulation<'a> {
                         }
                         if ready > t {
                             self.heap.push(ready, id);
+                            return Ok(());
+                        }
+                    }
+                    // The thread and block indices are read at the warp's
+                    // start: an instruction that uses them waits for them.
+                    let s = &mut self.slots[id as usize];
+                    let special = s.start + self.special_ps;
+                    if special > t {
+                        let pc = match &s.replay {
+                            Some(r) => self.traces[r.warp as usize]
+                                .steps
+                                .get(r.cursor as usize)
+                                .map(|x| x.pc()),
+                            None => s.warp.next_op(self.prog),
+                        };
+                        if pc.is_some_and(|pc| self.prog.reads_builtins(pc)) {
+                            self.heap.push(special, id);
                             return Ok(());
                         }
                     }
@@ -1373,6 +1394,58 @@ mod tests {
         let mut sim = Simulation::new(&dev, &inst.program, wl.workload.regs_per_thread);
         sim.group_waits = group;
         sim.run_outcome().unwrap()
+    }
+
+    /// One warp of one block, on the H200 with `special` cycles for its
+    /// thread and block indices: the kernel's time in ps.
+    fn one_warp(kernel: &str, special: Option<f64>) -> u64 {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut dev = crate::load_device(&root.join("configs/h200.ron")).unwrap();
+        dev.sm.special_register_cycles = special;
+        let text = format!(
+            r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "4096")],
+               grid: ["1"], block: ["32"], regs_per_thread: 8, useful_bytes: "128",
+               kernel: [{kernel}])"#
+        );
+        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text).unwrap();
+        let point = wl.points(&[]).unwrap().remove(0);
+        let inst = wl.workload.instantiate(&point).unwrap();
+        let sim = Simulation::new(&dev, &inst.program, 8);
+        sim.run_outcome().unwrap().counters.time_ps
+    }
+
+    #[test]
+    fn the_indices_are_read_once_at_a_warps_start() {
+        let cycle = load_h200_cycle();
+        let at = |cycles: f64| ps(cycles, cycle);
+        // The first instruction reads threadIdx: it waits the whole time,
+        // and the rest follows it.
+        let uses = r#"Let("i", "threadIdx.x"), Store(buf: "a", index: "i", width: "4")"#;
+        assert_eq!(one_warp(uses, Some(40.0)) - one_warp(uses, None), at(40.0));
+        // A second instruction that reads them again does not wait again.
+        let twice = r#"Let("i", "threadIdx.x"), Let("j", "i + blockIdx.x"),
+            Store(buf: "a", index: "j", width: "4")"#;
+        assert_eq!(
+            one_warp(twice, Some(40.0)) - one_warp(twice, None),
+            at(40.0)
+        );
+        // Work that does not need them goes first: the wait overlaps it.
+        let later = r#"Let("k", "7"), Let("m", "k * 3"), Let("i", "threadIdx.x + m"),
+            Store(buf: "a", index: "i", width: "4")"#;
+        assert_eq!(
+            one_warp(later, Some(40.0)) - one_warp(later, None),
+            at(40.0 - 8.0)
+        );
+        // A kernel that never reads them does not wait.
+        let none = r#"Store(buf: "a", index: "5", width: "4")"#;
+        assert_eq!(one_warp(none, Some(40.0)), one_warp(none, None));
+    }
+
+    fn load_h200_cycle() -> f64 {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        crate::load_device(&root.join("configs/h200.ron"))
+            .unwrap()
+            .cycle_ps()
     }
 
     #[test]

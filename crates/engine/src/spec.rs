@@ -119,6 +119,13 @@ pub struct SmSpec {
     pub issue_per_cycle: f64,
     /// Cycles from issue of an arithmetic instruction to its result.
     pub alu_latency_cycles: u32,
+    /// SM cycles from a warp's start until its thread and block indices
+    /// are in registers (the special-register reads, `S2R`/`S2UR`, the
+    /// warp makes first): an instruction that reads `threadIdx` or
+    /// `blockIdx` issues no earlier. Optional: without it they are there
+    /// at once.
+    #[serde(default)]
+    pub special_register_cycles: Option<f64>,
     /// Line requests (tag lookups) the load/store unit handles per cycle.
     pub lsu_lines_per_cycle: f64,
     /// Line requests in flight per SM beyond the L1 (MSHRs): a load miss
@@ -266,6 +273,10 @@ impl DeviceSpec {
                     "launch.slot_refill_cycles",
                     self.launch.slot_refill_cycles.unwrap_or(0.0),
                 ),
+                (
+                    "sm.special_register_cycles",
+                    self.sm.special_register_cycles.unwrap_or(0.0),
+                ),
             ],
             false,
         )
@@ -412,6 +423,12 @@ impl DeviceSpec {
             (
                 "launch.slot_refill_cycles",
                 self.launch.slot_refill_cycles.unwrap_or(0.0),
+                0.0,
+                1e6,
+            ),
+            (
+                "sm.special_register_cycles",
+                self.sm.special_register_cycles.unwrap_or(0.0),
                 0.0,
                 1e6,
             ),

@@ -154,6 +154,8 @@ pub struct Program {
     /// The built-in slots (threadIdx, blockIdx) some expression reads,
     /// one bit per slot: a warp sets only these.
     pub(crate) builtins_read: u32,
+    /// Per op: whether it reads threadIdx or blockIdx.
+    reads_builtins: Vec<bool>,
     /// Whether some variable may be read before the warp writes it (the
     /// kernel branches): a warp then starts with every variable zero.
     pub(crate) zero_vars: bool,
@@ -201,10 +203,13 @@ impl Program {
             .unwrap_or(0);
         let mut builtins_read = 0u32;
         let mut branches = false;
+        let mut reads_builtins = Vec::with_capacity(c.ops.len());
         for op in &c.ops {
+            let mut reads = false;
             let mut note = |e: &Expr| {
                 for slot in e.lanes().filter(|&s| s < FIRST_VAR) {
                     builtins_read |= 1 << slot;
+                    reads = true;
                 }
             };
             match op {
@@ -216,9 +221,11 @@ impl Program {
                 OpKind::Mem(m) => note(&m.addr),
                 OpKind::Jump { .. } | OpKind::Sync => {}
             }
+            reads_builtins.push(reads);
         }
         Ok(Program {
             builtins_read,
+            reads_builtins,
             zero_vars: branches,
             ops: c.ops,
             sources: c.sources,
@@ -250,6 +257,15 @@ impl Program {
             Some(OpKind::Mem(m)) => Some(m),
             _ => None,
         }
+    }
+
+    /// Whether op `pc` reads threadIdx or blockIdx (special registers a
+    /// warp reads at its start, and waits for).
+    pub fn reads_builtins(&self, pc: u32) -> bool {
+        self.reads_builtins
+            .get(pc as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The data registers (loads in flight) op `pc` waits for, as a mask.

@@ -274,14 +274,20 @@ impl Warp {
     /// The data registers (loads in flight) the next instruction waits
     /// for, as a mask (0 when it needs none, or the warp is done).
     pub fn next_waits(&mut self, prog: &Program) -> u32 {
+        self.next_op(prog).map_or(0, |pc| prog.waits[pc as usize])
+    }
+
+    /// The op the warp runs next (`None` when it is done), leaving the
+    /// stack entries that have finished.
+    pub fn next_op(&mut self, prog: &Program) -> Option<u32> {
         while let Some(top) = self.stack.last() {
             if top.pc == top.rpc || top.mask == 0 || top.pc as usize >= prog.ops.len() {
                 self.stack.pop();
                 continue;
             }
-            return prog.waits[top.pc as usize];
+            return Some(top.pc);
         }
-        0
+        None
     }
 
     /// The instruction the warp runs next, if any.
