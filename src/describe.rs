@@ -334,6 +334,12 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         "launch.slot_refill_cycles: a slot stands empty between a block's exit and the next block's start"
             .into(),
     );
+    o.row(
+        "thread and block index reads",
+        format!("{:.0} cyc", d.sm.special_register_cycles.unwrap_or(0.0)),
+        "sm.special_register_cycles: from a warp's start until threadIdx and blockIdx can be read"
+            .into(),
+    );
 
     o.head(&format!(
         "Occupancy ({regs_per_thread} registers per thread; limits: sm.max_blocks {}, sm.max_warps {}, sm.max_threads {}, sm.registers {})",

@@ -139,6 +139,10 @@ fn bad_config_set_names_the_path_and_the_reason() {
             "launch.slot_refill_cycles=-5",
             &["launch.slot_refill_cycles", "must be zero or more"],
         ),
+        (
+            "sm.special_register_cycles=-1",
+            &["sm.special_register_cycles", "must be zero or more"],
+        ),
     ];
     for (set, want) in cases {
         let (ok, _, err) = gpusim(&[

@@ -52,6 +52,31 @@
 //! untimed. On the 390 points of seed 002's figures on the Tesla cards
 //! (17 to 85 waves; 257 sampled) the sampled time is within 2% of the
 //! whole run's on every point (`tools/speed/compare.py`).
+//!
+//! Where most of a sampled run's time goes on the H200: waiting for the
+//! L2 to turn over. A 1 GiB offset point times 127 of its 993 waves, 114
+//! of them before the turnover. Warming the caches functionally through
+//! the turnover instead (lines allocated, dirty lines written back and
+//! counted, nothing timed) was built and measured against whole runs, and
+//! left out; what it showed:
+//! - Warming costs about a third of timing per block (the L2's 24 MB of
+//!   tags and ways miss the host's caches either way).
+//! - The waves right after warming run about 6% fast until the DRAM has
+//!   written back as many bytes as the L2 keeps dirty: warmed stores make
+//!   their lines dirty in address order, where timed ones interleave
+//!   blocks, and in-order write-backs find more open DRAM rows. Waiting
+//!   for that costs about 25 waves at 1 GiB.
+//! - Warming from the first write-back skips a ramp the whole run times:
+//!   a copy's write-backs grow over about 25 waves (LRU evictions of dirty
+//!   lines before the dirty-line limit), and the 128 MiB copy came out
+//!   2.3% slow.
+//! - A wave's time varies by about 7% (standard deviation, 1 GiB offset),
+//!   so a 12-wave window's mean is known to about 2%: the 256 MiB double
+//!   offsets, whose waves vary alike, moved together by 1% from one
+//!   window to another.
+//! The 1 GiB points went from 3.5 s to 3.0 s (offset) and 3.0 s to 2.5 s
+//! (stride), the 256 MiB offset family from 118 s to 87 s, with 523 of
+//! the 524 corpus cases within 2% of their whole runs.
 
 /// When to sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -295,7 +295,7 @@ fn add_word(out: &mut [u32; 4], width: u8, off: usize) {
     out[off / 32] |= (bits << (off % 32)) as u32;
 }
 
-/// [`written_bytes`] of every line a store instruction writes, in one pass
+/// `written_bytes` (the reference the tests hold it to) of every line a store instruction writes, in one pass
 /// over its lanes: `(line, bytes)` in order of each line's first lane.
 pub fn written_lines(width: u8, mask: u32, addrs: &[u64; 32], out: &mut Vec<(u64, [u32; 4])>) {
     out.clear();
