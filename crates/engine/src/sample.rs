@@ -74,6 +74,7 @@
 //!   so a 12-wave window's mean is known to about 2%: the 256 MiB double
 //!   offsets, whose waves vary alike, moved together by 1% from one
 //!   window to another.
+//!
 //! The 1 GiB points went from 3.5 s to 3.0 s (offset) and 3.0 s to 2.5 s
 //! (stride), the 256 MiB offset family from 118 s to 87 s, with 523 of
 //! the 524 corpus cases within 2% of their whole runs.
