@@ -120,7 +120,7 @@ fn overriding_a_field_with_its_own_value_is_the_identity() {
 
 #[test]
 fn bad_config_set_names_the_path_and_the_reason() {
-    let cases: [(&str, &[&str]); 6] = [
+    let cases: [(&str, &[&str]); 7] = [
         (
             "sm.cores=3",
             &["sm.cores", "no field `cores` in `sm`", "max_warps"],
