@@ -790,7 +790,19 @@ impl<'a> Simulation<'a> {
             s.pending = None;
             s.done = false;
             s.waiting_room = false;
-            self.heap.push(at, id);
+            // A warp whose first instruction reads its indices runs first
+            // when they are there ([`Simulation::run_ready`] would hold it
+            // until then; this saves the event).
+            let first = match &s.replay {
+                Some(r) => self.traces[r.warp as usize].steps.first().map(|x| x.pc()),
+                None => s.warp.next_op(self.prog),
+            };
+            let wait = if first.is_some_and(|pc| self.prog.reads_builtins(pc)) {
+                self.special_ps
+            } else {
+                0
+            };
+            self.heap.push(at + wait, id);
         }
     }
 
