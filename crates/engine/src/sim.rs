@@ -793,11 +793,10 @@ impl<'a> Simulation<'a> {
             // A warp whose first instruction reads its indices runs first
             // when they are there ([`Simulation::run_ready`] would hold it
             // until then; this saves the event).
-            let first = match &s.replay {
-                Some(r) => self.traces[r.warp as usize].steps.first().map(|x| x.pc()),
-                None => s.warp.next_op(self.prog),
-            };
-            let wait = if first.is_some_and(|pc| self.prog.reads_builtins(pc)) {
+            let wait = if self
+                .next_pc(id)
+                .is_some_and(|pc| self.prog.reads_builtins(pc))
+            {
                 self.special_ps
             } else {
                 0
@@ -877,6 +876,19 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// The op warp `id` runs next (its trace's next step, or what its
+    /// stack says), `None` when it is done.
+    fn next_pc(&mut self, id: u32) -> Option<u32> {
+        let s = &mut self.slots[id as usize];
+        match &s.replay {
+            Some(r) => self.traces[r.warp as usize]
+                .steps
+                .get(r.cursor as usize)
+                .map(|x| x.pc()),
+            None => s.warp.next_op(self.prog),
+        }
+    }
+
     fn fault(&self, id: u32, err: ExecError) -> SimError {
         fault_of(self.prog, &self.slots[id as usize].warp, err)
     }
@@ -917,14 +929,8 @@ impl<'a> Simulation<'a> {
                     if self.prog.has_alu_waits {
                         // An instruction that computes with a loaded value
                         // waits for it.
-                        let s = &mut self.slots[id as usize];
-                        let mut m = match &s.replay {
-                            Some(r) => self.traces[r.warp as usize]
-                                .steps
-                                .get(r.cursor as usize)
-                                .map_or(0, |x| self.prog.waits(x.pc())),
-                            None => s.warp.next_waits(self.prog),
-                        };
+                        let mut m = self.next_pc(id).map_or(0, |pc| self.prog.waits(pc));
+                        let s = &self.slots[id as usize];
                         let mut ready = 0;
                         while m != 0 {
                             ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
@@ -937,20 +943,14 @@ impl<'a> Simulation<'a> {
                     }
                     // The thread and block indices are read at the warp's
                     // start: an instruction that uses them waits for them.
-                    let s = &mut self.slots[id as usize];
-                    let special = s.start + self.special_ps;
-                    if special > t {
-                        let pc = match &s.replay {
-                            Some(r) => self.traces[r.warp as usize]
-                                .steps
-                                .get(r.cursor as usize)
-                                .map(|x| x.pc()),
-                            None => s.warp.next_op(self.prog),
-                        };
-                        if pc.is_some_and(|pc| self.prog.reads_builtins(pc)) {
-                            self.heap.push(special, id);
-                            return Ok(());
-                        }
+                    let special = self.slots[id as usize].start + self.special_ps;
+                    if special > t
+                        && self
+                            .next_pc(id)
+                            .is_some_and(|pc| self.prog.reads_builtins(pc))
+                    {
+                        self.heap.push(special, id);
+                        return Ok(());
                     }
                     let mut a = WarpAccess::default();
                     let s = &mut self.slots[id as usize];
@@ -1411,8 +1411,7 @@ mod tests {
     /// One warp of one block, on the H200 with `special` cycles for its
     /// thread and block indices: the kernel's time in ps.
     fn one_warp(kernel: &str, special: Option<f64>) -> u64 {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut dev = crate::load_device(&root.join("configs/h200.ron")).unwrap();
+        let mut dev = h200();
         dev.sm.special_register_cycles = special;
         let text = format!(
             r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "4096")],
@@ -1428,7 +1427,7 @@ mod tests {
 
     #[test]
     fn the_indices_are_read_once_at_a_warps_start() {
-        let cycle = load_h200_cycle();
+        let cycle = h200().cycle_ps();
         let at = |cycles: f64| ps(cycles, cycle);
         // The first instruction reads threadIdx: it waits the whole time,
         // and the rest follows it.
@@ -1453,11 +1452,9 @@ mod tests {
         assert_eq!(one_warp(none, Some(40.0)), one_warp(none, None));
     }
 
-    fn load_h200_cycle() -> f64 {
+    fn h200() -> DeviceSpec {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        crate::load_device(&root.join("configs/h200.ron"))
-            .unwrap()
-            .cycle_ps()
+        crate::load_device(&root.join("configs/h200.ron")).unwrap()
     }
 
     #[test]

@@ -271,12 +271,6 @@ impl Warp {
         mask != 0
     }
 
-    /// The data registers (loads in flight) the next instruction waits
-    /// for, as a mask (0 when it needs none, or the warp is done).
-    pub fn next_waits(&mut self, prog: &Program) -> u32 {
-        self.next_op(prog).map_or(0, |pc| prog.waits[pc as usize])
-    }
-
     /// The op the warp runs next (`None` when it is done), leaving the
     /// stack entries that have finished.
     pub fn next_op(&mut self, prog: &Program) -> Option<u32> {
