@@ -122,6 +122,16 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         format!("{}", dr.channels as u64 * dr.banks as u64),
         format!("dram.channels x dram.banks ({})", dr.banks),
     );
+    if dr.t_refi_ns > 0.0 {
+        o.row(
+            "bank time lost to refresh",
+            format!("{:.1}%", 100.0 * dr.t_rfc_ns / dr.t_refi_ns),
+            format!(
+                "dram.t_rfc_ns ({}) / dram.t_refi_ns ({}), each bank on its own",
+                dr.t_rfc_ns, dr.t_refi_ns
+            ),
+        );
+    }
 
     o.head("L2");
     match &d.l2 {

@@ -807,6 +807,7 @@ fn devices() -> &'static [DevSet] {
                     &mut d.dram.t_wr_ns,
                     &mut d.dram.t_faw_ns,
                     &mut d.dram.t_ccd_l_ns,
+                    &mut d.dram.t_rfc_ns,
                 ] {
                     *t *= 2.0;
                 }

@@ -92,6 +92,22 @@ pub struct DramSpec {
     /// leave it, as it arrives.
     #[serde(default)]
     pub first_ready: bool,
+    /// Refresh interval of one bank, ns: each bank is refreshed on its
+    /// own (single-bank refresh), once per interval, the banks of all
+    /// channels in turn at evenly spread times. 0 (the default): no refresh.
+    #[serde(default)]
+    pub t_refi_ns: f64,
+    /// Refresh cycle time, ns: how long a bank being refreshed takes no
+    /// access. Its open row is closed first (a precharge) and it starts
+    /// with none open.
+    #[serde(default)]
+    pub t_rfc_ns: f64,
+    /// Refresh intervals a bank's refresh may be put off while requests
+    /// wait for that bank; it is made when the bank falls idle, the ones
+    /// put off back to back, or at the latest when this many intervals
+    /// have passed. 0 (the default): at its time.
+    #[serde(default)]
+    pub refresh_postpone: u32,
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
@@ -173,6 +189,8 @@ impl DramSpec {
                 ("t_wr_ns", self.t_wr_ns),
                 ("t_ccd_l_ns", self.t_ccd_l_ns),
                 ("t_faw_ns", self.t_faw_ns),
+                ("t_refi_ns", self.t_refi_ns),
+                ("t_rfc_ns", self.t_rfc_ns),
                 ("ecc_overhead", self.ecc_overhead),
             ],
             false,
@@ -198,6 +216,12 @@ impl DramSpec {
                 "`interleave_bytes` and `row_bytes` must be at least `access_bytes`".into(),
             );
         }
+        let (refi, rfc) = (self.t_refi_ns, self.t_rfc_ns);
+        if (refi > 0.0) != (rfc > 0.0) || rfc >= refi && rfc > 0.0 {
+            return Err(format!(
+                "`t_rfc_ns` ({rfc}) must be less than `t_refi_ns` ({refi}), or both zero (no refresh)"
+            ));
+        }
         let g = self.group_bytes.unwrap_or(self.access_bytes);
         if g < self.access_bytes || g > self.row_bytes {
             return Err(
@@ -220,6 +244,9 @@ struct Op {
     act: u64,
     hit: bool,
     write: bool,
+    /// A refresh: the bank takes no access from `begin` to `end` and is
+    /// left with no row open.
+    refresh: bool,
 }
 
 impl Op {
@@ -234,11 +261,15 @@ impl Op {
 /// time order (each is booked when the simulation issues it); like the
 /// data bus, a bank lets a request ready earlier use the idle time before
 /// one booked later, so long as the later one's row is not disturbed.
+/// Refreshes are bookings too, placed as the bookings reach their time.
 #[derive(Debug, Clone, Default)]
 struct Bank {
     ops: VecDeque<Op>,
     /// The time up to which bookings have been forgotten.
     advanced: u64,
+    /// Start of the bank's next refresh not yet booked; every booking ends
+    /// before it.
+    next_refresh: u64,
 }
 
 /// Bookings of a bank a request may be placed between (a controller's
@@ -260,6 +291,12 @@ struct BankTiming {
     faw4: u64,
     /// Reads join their row's queued batch ([`DramSpec::first_ready`]).
     first_ready: bool,
+    /// A bank's refresh interval and refresh time (0: no refresh).
+    refi: u64,
+    rfc: u64,
+    /// Refresh intervals a bank's refresh may be put off while requests
+    /// wait for the bank.
+    postpone: u64,
 }
 
 impl BankTiming {
@@ -291,6 +328,9 @@ impl Bank {
         acts: &mut Calendar,
         bus_cas: impl Fn(u64) -> u64,
     ) -> (u64, bool) {
+        if k.refi > 0 {
+            self.skip_refreshes(t, k);
+        }
         // The first booking that is still busy at `t`; the scheduler looks
         // at most `WINDOW` bookings ahead for idle time, else queues last.
         // (Bookings end in order: more than `WINDOW` of them are busy at
@@ -323,6 +363,7 @@ impl Bank {
             let g0 = prev.map_or(t, |p| t.max(p.end));
             // `act_at`: the earliest activation, for a row miss.
             let (cas, hit, pre, act_at) = match prev {
+                Some(p) if p.refresh => (g0 + k.t_rcd, false, g0, g0),
                 Some(p) if p.row == row => (g0, true, g0, 0),
                 Some(p) => {
                     let pre = g0.max(p.act + k.t_ras).max(p.recover(k));
@@ -330,14 +371,28 @@ impl Bank {
                 }
                 None => (g0 + k.t_rcd, false, g0, g0),
             };
+            // The row this booking leaves open was activated at `act`
+            // (for tRAS before a refresh's precharge).
+            let act = if hit { prev.map_or(0, |p| p.act) } else { act_at };
             let fits = |end: u64| match self.ops.get(i) {
                 None => true,
+                // A refresh: the bank's row is closed before it begins.
+                Some(n) if n.refresh => {
+                    (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp <= n.begin
+                }
                 // The next booking keeps its row (it finds this one's
                 // open, or precharges after this one's recovery), and
                 // starts after this one ends.
                 Some(n) if n.hit => end <= n.begin && n.row == row,
                 Some(n) => end + k.recovery(write) <= n.begin,
             };
+            // Last in line and reaching past the next refresh not yet
+            // booked: book that refresh, and look again.
+            if k.refi > 0 && i == self.ops.len() && self.refresh_first(t, cas + k.col, act, write, k)
+            {
+                self.book_refresh(k);
+                continue;
+            }
             // The bank's own timing first; the activation window and the
             // bus only move the column command later.
             if !fits(cas + k.col) {
@@ -354,6 +409,11 @@ impl Bank {
                 acts.peek(act_at, 1) - k.faw4 + k.t_rcd
             };
             let cas = bus_cas(want);
+            if k.refi > 0 && i == self.ops.len() && self.refresh_first(t, cas + k.col, act, write, k)
+            {
+                self.book_refresh(k);
+                continue;
+            }
             if !fits(cas + k.col) {
                 i += 1;
                 continue;
@@ -372,9 +432,66 @@ impl Bank {
                     act,
                     hit,
                     write,
+                    refresh: false,
                 },
             );
             return (want, hit);
+        }
+    }
+
+    /// When the bank's next refresh can begin: when it is due, and the
+    /// bank idle (its last booking over, its row closed).
+    fn refresh_start(&self, k: &BankTiming) -> u64 {
+        let idle = self.ops.back().map_or(0, |l| {
+            if l.refresh {
+                l.end
+            } else {
+                (l.end + k.recovery(l.write)).max(l.act + k.t_ras) + k.t_rp
+            }
+        });
+        self.next_refresh.max(idle)
+    }
+
+    /// Whether the next refresh goes before a request arriving at `t` that
+    /// would be booked last, ending at `end` with its row activated at
+    /// `act`: the bank was idle with the refresh due before the request
+    /// came, or serving the request first would put the refresh off past
+    /// the `postpone` intervals it may wait for the bank to fall idle.
+    fn refresh_first(&self, t: u64, end: u64, act: u64, write: bool, k: &BankTiming) -> bool {
+        t >= self.refresh_start(k)
+            || (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp
+                > self.next_refresh + k.postpone * k.refi
+    }
+
+    /// Books the next refresh, after every booking.
+    fn book_refresh(&mut self, k: &BankTiming) {
+        let begin = self.refresh_start(k);
+        self.ops.push_back(Op {
+            begin,
+            end: begin + k.rfc,
+            row: u64::MAX,
+            act: begin,
+            hit: false,
+            write: false,
+            refresh: true,
+        });
+        self.next_refresh += k.refi;
+    }
+
+    /// Books the refreshes that a bank idle before `t` has made by then,
+    /// those put off first, back to back: of the ones made while it stood
+    /// idle with none owed, only the last is booked, as all the bank keeps
+    /// of them is that no row is open.
+    fn skip_refreshes(&mut self, t: u64, k: &BankTiming) {
+        loop {
+            let s = self.refresh_start(k);
+            if s + k.rfc > t {
+                return;
+            }
+            if s == self.next_refresh {
+                self.next_refresh += (t - s - k.rfc) / k.refi * k.refi;
+            }
+            self.book_refresh(k);
         }
     }
 
@@ -389,7 +506,7 @@ impl Bank {
     fn joins_batch(&self, row: u64, t: u64) -> bool {
         let n = self.ops.len();
         match self.ops.back() {
-            Some(l) if l.row != row && l.end > t => {}
+            Some(l) if l.row != row && l.end > t && !l.refresh => {}
             _ => return false,
         }
         // From the last booking back to the one current at `t` (the one
@@ -517,8 +634,18 @@ impl Dram {
             busy_ps: 0,
             advanced: 0,
         };
+        let mut ch = vec![ch; spec.channels as usize];
+        // Refreshes spread evenly over the interval: bank b of channel c
+        // first at (b * channels + c) / (banks * channels) of it.
+        let refi = ps(spec.t_refi_ns);
+        let n = spec.banks as u64 * spec.channels as u64;
+        for (c, chan) in ch.iter_mut().enumerate() {
+            for (b, bank) in chan.banks.iter_mut().enumerate() {
+                bank.next_refresh = (b as u64 * spec.channels as u64 + c as u64) * refi / n;
+            }
+        }
         Dram {
-            ch: vec![ch; spec.channels as usize],
+            ch,
             burst: spec.burst_ps(),
             bank: BankTiming {
                 t_rcd: ps(spec.t_rcd_ns),
@@ -528,6 +655,9 @@ impl Dram {
                 t_wr: ps(spec.t_wr_ns),
                 faw4: ps(spec.t_faw_ns).max(1) / 4,
                 first_ready: spec.first_ready,
+                refi: ps(spec.t_refi_ns),
+                rfc: ps(spec.t_rfc_ns),
+                postpone: spec.refresh_postpone as u64,
             },
             t_cl: ps(spec.t_cl_ns),
             t_wtr: ps(spec.t_wtr_ns),
@@ -794,6 +924,9 @@ mod tests {
             write_drain: 4,
             read_queue: 8,
             first_ready: false,
+            t_refi_ns: 0.0,
+            t_rfc_ns: 0.0,
+            refresh_postpone: 0,
             partial_write: PartialWrite::Masked,
             ecc_overhead: 0.0,
         }
@@ -836,6 +969,124 @@ mod tests {
         let t2 = d.read(other, 32, t1);
         // PRE waits for tRAS after the first ACT (at 0): 30 ns, then tRP + tRCD + tCL + burst.
         assert_eq!(t2, 30_000 + 10_000 + 10_000 + 10_000 + 2_000);
+    }
+
+    /// `spec()` with each bank refreshed for 100 ns once per 1000 ns; bank
+    /// 0 of channel 0 (address 0) is refreshed first, from 0 on.
+    fn refreshed() -> Dram {
+        let d = Dram::new(DramSpec {
+            t_refi_ns: 1000.0,
+            t_rfc_ns: 100.0,
+            ..spec()
+        });
+        assert_eq!(d.map(0), (0, 0, 0));
+        assert_eq!(d.map(32), (0, 0, 0));
+        d
+    }
+
+    #[test]
+    fn a_bank_takes_no_access_while_refreshed() {
+        let mut d = refreshed();
+        // Arriving at 50 ns, in the refresh: ACT at its end, 100 ns.
+        assert_eq!(d.read(0, 32, 50_000), 100_000 + 10_000 + 10_000 + 2_000);
+        // Another bank is not refreshed then.
+        let other = (1..1u64 << 16)
+            .map(|k| k * 256)
+            .find(|&a| d.map(a).0 == 0 && d.map(a).1 != 0)
+            .unwrap();
+        let (_, b, _) = d.map(other);
+        // Bank b of channel 0 is first refreshed at b * 2 / 8 of the interval.
+        let start = b as u64 * 2 * 1_000_000 / 8;
+        let at = start + 100_000 + 1_000;
+        assert_eq!(d.read(other, 32, at), at + 10_000 + 10_000 + 2_000);
+    }
+
+    #[test]
+    fn a_refresh_closes_the_row() {
+        let mut d = refreshed();
+        let first = d.read(0, 32, 200_000);
+        assert_eq!(first, 200_000 + 22_000, "the refresh at 0 left no row open");
+        // The same row at 1050 ns: in the refresh from 1000 ns, and a miss after it.
+        assert_eq!(d.read(32, 32, 1_050_000), 1_100_000 + 22_000);
+        assert_eq!(d.stats().row_hits, 0);
+        // Without refresh the second read would hit the open row.
+        let mut plain = Dram::new(spec());
+        plain.read(0, 32, 200_000);
+        assert_eq!(plain.read(32, 32, 1_050_000), 1_050_000 + 12_000);
+    }
+
+    #[test]
+    fn a_booking_ends_with_its_precharge_before_the_next_refresh() {
+        let mut d = refreshed();
+        let other = (1..1u64 << 20)
+            .map(|k| k * 256)
+            .find(|&a| {
+                let (c, b, r) = d.map(a);
+                c == 0 && b == 0 && r != 0
+            })
+            .unwrap();
+        d.read(0, 32, 200_000);
+        // A row conflict at 970 ns would precharge, activate (at 980 ns)
+        // and have to stay open for tRAS, into the refresh at 1000 ns: it
+        // goes after the refresh, which has closed the row.
+        assert_eq!(d.read(other, 32, 970_000), 1_100_000 + 22_000);
+        // One at 900 ns fits before it (its row closed by 980 + 10 ns).
+        let mut d = refreshed();
+        d.read(0, 32, 200_000);
+        assert_eq!(d.read(other, 32, 900_000), 900_000 + 32_000);
+    }
+
+    #[test]
+    fn a_refresh_waits_for_the_requests_queued_for_its_bank() {
+        let post = |postpone: u32| {
+            let mut d = Dram::new(DramSpec {
+                t_refi_ns: 1000.0,
+                t_rfc_ns: 100.0,
+                refresh_postpone: postpone,
+                ..spec()
+            });
+            d.read(0, 32, 200_000);
+            // Two reads of the open row arrive before the refresh at 1000 ns
+            // is due, the second one ready only at 999 ns and its column
+            // slot running past 1000 ns.
+            d.read(32, 32, 990_000);
+            d.read(64, 32, 999_000)
+        };
+        // At its time: neither can close the row by 1000 ns (tRP 10 ns
+        // after its column slot), so both wait for the refresh; the first
+        // reopens the row.
+        assert_eq!(post(0), 1_100_000 + 22_000 + 2_000);
+        // Put off: served from the open row; the refresh follows.
+        assert_eq!(post(8), 999_000 + 12_000);
+        let mut d = Dram::new(DramSpec {
+            t_refi_ns: 1000.0,
+            t_rfc_ns: 100.0,
+            refresh_postpone: 8,
+            ..spec()
+        });
+        d.read(0, 32, 200_000);
+        d.read(32, 32, 999_000);
+        // The bank is idle from 1001 ns (tRP after its last access, 1011
+        // ns): a read at 1050 ns finds the refresh made then.
+        assert_eq!(d.read(64, 32, 1_050_000), 1_011_000 + 100_000 + 22_000);
+    }
+
+    #[test]
+    fn refresh_values_are_checked() {
+        let bad = |refi: f64, rfc: f64| {
+            DramSpec {
+                t_refi_ns: refi,
+                t_rfc_ns: rfc,
+                ..spec()
+            }
+            .validate()
+        };
+        assert!(bad(0.0, 0.0).is_ok());
+        assert!(bad(1000.0, 100.0).is_ok());
+        for (refi, rfc) in [(1000.0, 0.0), (0.0, 100.0), (100.0, 100.0), (100.0, 200.0)] {
+            let e = bad(refi, rfc).unwrap_err();
+            assert!(e.contains("t_rfc_ns"), "{e}");
+        }
     }
 
     #[test]
@@ -986,6 +1237,9 @@ mod tests {
             t_wr: 0,
             faw4: 1_000,
             first_ready: true,
+            refi: 0,
+            rfc: 0,
+            postpone: 0,
         };
         let mut acts = Calendar::new(4_000, 4);
         let mut bank = Bank::default();

@@ -479,8 +479,25 @@ impl<'a> Simulation<'a> {
         // a pointer chase sees): the rest of the measured latency is the
         // path through the memory controller.
         let dram_core_ns = d.t_rp_ns + d.t_rcd_ns + d.t_cl_ns + d.burst_ps() as f64 / 1000.0;
-        let path_cycles =
-            (dev.dram_latency_cycles as f64 - l2_lat - dram_core_ns * 1000.0 / cycle).max(0.0);
+        // The chase's mean also holds what some of its loads pay on top:
+        // the hop to the other L2 partitions for the lines homed there
+        // (all but 1 in `partitions`), and the wait for a bank being
+        // refreshed (a load finds its bank so t_rfc / t_refi of the time,
+        // and waits t_rfc / 2 on average).
+        let far_share = dev.l2.as_ref().map_or(0.0, |l| {
+            let p = l.partitions.max(1) as f64;
+            (p - 1.0) / p * l.far_latency_cycles as f64
+        });
+        let refresh_ns = if d.t_refi_ns > 0.0 {
+            d.t_rfc_ns * d.t_rfc_ns / (2.0 * d.t_refi_ns)
+        } else {
+            0.0
+        };
+        let path_cycles = (dev.dram_latency_cycles as f64
+            - l2_lat
+            - far_share
+            - (dram_core_ns + refresh_ns) * 1000.0 / cycle)
+            .max(0.0);
         let mem_half_ps = ps(path_cycles / 2.0, cycle);
         let l2 = L2::new(dev, mem_half_ps);
         // One hop of the interconnect: to the L2 slices, or straight to the
