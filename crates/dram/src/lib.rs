@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use std::collections::VecDeque;
+use timing::Divisor;
 pub use timing::{Calendar, Pool};
 
 /// How addresses spread over channels.
@@ -486,11 +487,36 @@ pub struct Dram {
     atom_mask: u64,
     group_shift: u32,
     group_mask: u64,
+    /// Division by the number of channels.
+    by_channels: Divisor,
     stats: DramStats,
     /// The latest time given to [`Dram::advance`]: each channel and bank
     /// forgets its bookings before it when it is next used (the same
     /// bookings as forgetting them at once, without visiting every bank).
     advanced: u64,
+}
+
+/// The XOR of the `bits`-bit pieces of `x` (`0 < bits < 64`).
+#[inline]
+fn xor_pieces(mut x: u64, bits: u32) -> u64 {
+    let mask = (1u64 << bits) - 1;
+    if bits.is_power_of_two() {
+        // The pieces tile the 64 bits: folding the halves onto each other
+        // down to one piece XORs them all.
+        let mut w = 64;
+        while w > bits {
+            w /= 2;
+            x ^= x >> w;
+        }
+        x & mask
+    } else {
+        let mut h = 0;
+        while x != 0 {
+            h ^= x & mask;
+            x >>= bits;
+        }
+        h
+    }
 }
 
 fn ps(ns: f64) -> u64 {
@@ -544,6 +570,7 @@ impl Dram {
             atom_mask: spec.group_bytes.unwrap_or(spec.access_bytes) as u64 - 1,
             group_shift: spec.bank_groups.trailing_zeros(),
             group_mask: spec.bank_groups as u64 - 1,
+            by_channels: Divisor::new(spec.channels as u64),
             spec,
             stats: DramStats::default(),
             advanced: 0,
@@ -576,9 +603,8 @@ impl Dram {
     #[inline]
     pub fn map(&self, addr: u64) -> (usize, usize, u64) {
         let chunk = addr >> self.il_shift;
-        let n = self.ch.len() as u64;
         let channel = match self.spec.channel_hash {
-            ChannelHash::Linear => chunk % n,
+            ChannelHash::Linear => self.by_channels.rem(chunk),
             ChannelHash::XorFold => {
                 // Fold the chunk number in 7-bit pieces: every address bit
                 // above the interleave affects the channel.
@@ -588,10 +614,10 @@ impl Dram {
                     h = h.wrapping_mul(31).wrapping_add(x & 0x7f);
                     x >>= 7;
                 }
-                (h ^ chunk) % n
+                self.by_channels.rem(h ^ chunk)
             }
         };
-        let local = ((chunk / n) << self.il_shift) | (addr & self.il_mask);
+        let local = (self.by_channels.div(chunk) << self.il_shift) | (addr & self.il_mask);
         // Consecutive units of `group_bytes` go to consecutive bank groups
         // (so that a stream is not held to one column command per tCCD_L);
         // within a group,
@@ -600,11 +626,7 @@ impl Dram {
         let atom = local >> self.atom_shift;
         let mut group = atom & self.group_mask;
         if self.spec.group_hash && self.group_shift > 0 {
-            let mut x = atom >> self.group_shift;
-            while x != 0 {
-                group ^= x & self.group_mask;
-                x >>= self.group_shift;
-            }
+            group ^= xor_pieces(atom >> self.group_shift, self.group_shift);
         }
         let in_group = ((atom >> self.group_shift) << self.atom_shift) | (local & self.atom_mask);
         let page = in_group >> self.row_shift;
@@ -1017,6 +1039,20 @@ mod tests {
             let (_, hit) = bank.book(a, write, 29_000, &k, &mut acts, now);
             assert!(!hit);
         }
+    }
+
+    #[test]
+    fn xor_pieces_folds_every_piece() {
+        use proptest::prelude::*;
+        proptest!(|(x in any::<u64>(), bits in 1u32..64)| {
+            let mut h = 0;
+            let mut y = x;
+            while y != 0 {
+                h ^= y & ((1u64 << bits) - 1);
+                y >>= bits;
+            }
+            prop_assert_eq!(xor_pieces(x, bits), h);
+        });
     }
 
     /// No bank does two things at once: whatever the order and times of

@@ -3,9 +3,10 @@
 
 /// Division by a divisor fixed at construction, by a multiplication where
 /// that is exact (the quotient of every `n < 2^64 / d`), which is what
-/// the calendars do for every booking.
+/// the calendars do for every booking. Quotients and remainders are those
+/// of `/` and `%`.
 #[derive(Debug, Clone, Copy)]
-struct Divisor {
+pub struct Divisor {
     d: u64,
     /// `floor((2^64 - 1) / d) + 1`, or 0 for a power of two (a shift).
     m: u64,
@@ -15,7 +16,8 @@ struct Divisor {
 }
 
 impl Divisor {
-    fn new(d: u64) -> Divisor {
+    /// Division by `d` (by 1 where `d` is 0).
+    pub fn new(d: u64) -> Divisor {
         let d = d.max(1);
         if d.is_power_of_two() {
             Divisor {
@@ -37,8 +39,9 @@ impl Divisor {
         }
     }
 
+    /// `n / d`.
     #[inline]
-    fn div(&self, n: u64) -> u64 {
+    pub fn div(&self, n: u64) -> u64 {
         if self.m == 0 {
             n >> self.shift
         } else if n < self.limit {
@@ -48,8 +51,15 @@ impl Divisor {
         }
     }
 
+    /// `n % d`.
     #[inline]
-    fn div_ceil(&self, n: u64) -> u64 {
+    pub fn rem(&self, n: u64) -> u64 {
+        n - self.div(n) * self.d
+    }
+
+    /// `n.div_ceil(d)`.
+    #[inline]
+    pub fn div_ceil(&self, n: u64) -> u64 {
         match n.checked_add(self.d - 1) {
             Some(x) => self.div(x),
             None => n.div_ceil(self.d),
@@ -437,6 +447,7 @@ mod tests {
             let q = Divisor::new(d);
             for n in [n, small, n >> 20, d * (small % 1000), d * (small % 1000) + d - 1] {
                 prop_assert_eq!(q.div(n), n / d);
+                prop_assert_eq!(q.rem(n), n % d);
                 prop_assert_eq!(q.div_ceil(n), n.div_ceil(d));
             }
         }
