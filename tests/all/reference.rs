@@ -297,6 +297,9 @@ fn h200_unloaded_chase_latency_is_the_measured_mean() {
     let r = run(&device("h200"), &workload("chase"), &[("steps", &[4096])]);
     let sim = r[0].bottlenecks.load_latency_cycles;
     let err = (sim - measured) / measured;
-    eprintln!("chase: {sim:.1} cycles simulated, {measured:.1} measured ({:+.1}%)", err * 100.0);
+    eprintln!(
+        "chase: {sim:.1} cycles simulated, {measured:.1} measured ({:+.1}%)",
+        err * 100.0
+    );
     assert!(err.abs() <= 0.03, "{err:+.3}");
 }

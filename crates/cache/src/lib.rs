@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 use serde::Deserialize;
+pub use timing::prefetch_range;
 
 /// How a line address maps to a set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -459,28 +460,6 @@ impl Cache {
         w.dirty = 0;
         Some(v)
     }
-}
-
-/// Hints the host CPU to bring `slice` into its caches (x86-64; nothing
-/// elsewhere). Changes no state.
-#[inline]
-pub fn prefetch_range<T>(slice: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let start = slice.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(slice);
-        let mut p = start & !63;
-        while p < end {
-            // SAFETY: prefetching is a hint; it never faults and reads nothing
-            // observable, and the addresses lie inside `slice`.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
-            }
-            p += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slice;
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use std::collections::VecDeque;
+use timing::{prefetch_range, Divisor};
 pub use timing::{Calendar, Pool};
 
 /// How addresses spread over channels.
@@ -235,7 +236,7 @@ impl DramSpec {
 /// One booked use of a bank: from its first command (PRECHARGE or
 /// ACTIVATE for a row miss, the column command for a hit) to when the bank
 /// may take its next column command.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Op {
     begin: u64,
     end: u64,
@@ -265,7 +266,7 @@ impl Op {
 #[derive(Debug, Clone, Default)]
 struct Bank {
     ops: VecDeque<Op>,
-    /// The time up to which bookings have been forgotten.
+    /// The time up to which bookings have been dropped.
     advanced: u64,
     /// Start of the bank's next refresh not yet booked; every booking ends
     /// before it.
@@ -275,6 +276,10 @@ struct Bank {
 /// Bookings of a bank a request may be placed between (a controller's
 /// reordering reaches as far as its queue; beyond that it serves in order).
 const WINDOW: usize = 16;
+
+/// Bookings a bank holds before it drops those that ended before the
+/// time given to [`Dram::advance`] (see [`Bank::advance`]).
+const KEEP: usize = 128;
 
 /// Bank timings in ps.
 #[derive(Debug, Clone, Copy)]
@@ -373,7 +378,11 @@ impl Bank {
             };
             // The row this booking leaves open was activated at `act`
             // (for tRAS before a refresh's precharge).
-            let act = if hit { prev.map_or(0, |p| p.act) } else { act_at };
+            let act = if hit {
+                prev.map_or(0, |p| p.act)
+            } else {
+                act_at
+            };
             let fits = |end: u64| match self.ops.get(i) {
                 None => true,
                 // A refresh: the bank's row is closed before it begins.
@@ -388,7 +397,9 @@ impl Bank {
             };
             // Last in line and reaching past the next refresh not yet
             // booked: book that refresh, and look again.
-            if k.refi > 0 && i == self.ops.len() && self.refresh_first(t, cas + k.col, act, write, k)
+            if k.refi > 0
+                && i == self.ops.len()
+                && self.refresh_first(t, cas + k.col, act, write, k)
             {
                 self.book_refresh(k);
                 continue;
@@ -409,7 +420,9 @@ impl Bank {
                 acts.peek(act_at, 1) - k.faw4 + k.t_rcd
             };
             let cas = bus_cas(want);
-            if k.refi > 0 && i == self.ops.len() && self.refresh_first(t, cas + k.col, act, write, k)
+            if k.refi > 0
+                && i == self.ops.len()
+                && self.refresh_first(t, cas + k.col, act, write, k)
             {
                 self.book_refresh(k);
                 continue;
@@ -423,18 +436,20 @@ impl Bank {
             } else {
                 acts.reserve(act_at, 1) - k.faw4
             };
-            self.ops.insert(
-                i,
-                Op {
-                    begin: pre,
-                    end: cas + k.col,
-                    row,
-                    act,
-                    hit,
-                    write,
-                    refresh: false,
-                },
-            );
+            let op = Op {
+                begin: pre,
+                end: cas + k.col,
+                row,
+                act,
+                hit,
+                write,
+                refresh: false,
+            };
+            if i == self.ops.len() {
+                self.ops.push_back(op);
+            } else {
+                self.ops.insert(i, op);
+            }
             return (want, hit);
         }
     }
@@ -495,6 +510,20 @@ impl Bank {
         }
     }
 
+    /// Hints the host CPU to bring the bookings a request looks at (the
+    /// last `WINDOW + 1`) into its caches.
+    fn prefetch(&self) {
+        let n = self.ops.len();
+        let lo = n.saturating_sub(WINDOW + 1);
+        let (a, b) = self.ops.as_slices();
+        if lo < a.len() {
+            prefetch_range(&a[lo..]);
+            prefetch_range(b);
+        } else {
+            prefetch_range(&b[lo - a.len()..]);
+        }
+    }
+
     /// Whether a read of `row` arriving at `t` joins a batch of that row
     /// already queued (first-ready scheduling): a read booking of `row`
     /// that is busy or open at `t` (from the booking current at `t` on)
@@ -519,9 +548,20 @@ impl Bank {
     }
 
     /// Forgets bookings that ended before `t`, keeping the latest of them
-    /// (its row is the one open at `t`).
-    fn advance(&mut self, t: u64) {
+    /// (its row is the one open at `t`), before booking a request that
+    /// arrives at `now`. While `now` is not before `t` and more than
+    /// `WINDOW + 1` bookings end after `t`, the request cannot see them:
+    /// [`Bank::book`] looks only at the last `WINDOW + 1` bookings, and
+    /// [`Bank::joins_batch`] stops at a booking that ended by `now`. They
+    /// are then left in place (up to `KEEP` bookings in all), and dropped
+    /// later up to a later time, which drops the same ones: the front of
+    /// the queue is not visited on every request.
+    fn advance(&mut self, t: u64, now: u64) {
         if t <= self.advanced {
+            return;
+        }
+        let n = self.ops.len();
+        if now >= t && n > WINDOW + 1 && n < KEEP && self.ops[n - 1 - WINDOW].end > t {
             return;
         }
         self.advanced = t;
@@ -603,11 +643,36 @@ pub struct Dram {
     atom_mask: u64,
     group_shift: u32,
     group_mask: u64,
+    /// Division by the number of channels.
+    by_channels: Divisor,
     stats: DramStats,
     /// The latest time given to [`Dram::advance`]: each channel and bank
     /// forgets its bookings before it when it is next used (the same
     /// bookings as forgetting them at once, without visiting every bank).
     advanced: u64,
+}
+
+/// The XOR of the `bits`-bit pieces of `x` (`0 < bits < 64`).
+#[inline]
+fn xor_pieces(mut x: u64, bits: u32) -> u64 {
+    let mask = (1u64 << bits) - 1;
+    if bits.is_power_of_two() {
+        // The pieces tile the 64 bits: folding the halves onto each other
+        // down to one piece XORs them all.
+        let mut w = 64;
+        while w > bits {
+            w /= 2;
+            x ^= x >> w;
+        }
+        x & mask
+    } else {
+        let mut h = 0;
+        while x != 0 {
+            h ^= x & mask;
+            x >>= bits;
+        }
+        h
+    }
 }
 
 fn ps(ns: f64) -> u64 {
@@ -674,6 +739,7 @@ impl Dram {
             atom_mask: spec.group_bytes.unwrap_or(spec.access_bytes) as u64 - 1,
             group_shift: spec.bank_groups.trailing_zeros(),
             group_mask: spec.bank_groups as u64 - 1,
+            by_channels: Divisor::new(spec.channels as u64),
             spec,
             stats: DramStats::default(),
             advanced: 0,
@@ -706,9 +772,8 @@ impl Dram {
     #[inline]
     pub fn map(&self, addr: u64) -> (usize, usize, u64) {
         let chunk = addr >> self.il_shift;
-        let n = self.ch.len() as u64;
         let channel = match self.spec.channel_hash {
-            ChannelHash::Linear => chunk % n,
+            ChannelHash::Linear => self.by_channels.rem(chunk),
             ChannelHash::XorFold => {
                 // Fold the chunk number in 7-bit pieces: every address bit
                 // above the interleave affects the channel.
@@ -718,10 +783,10 @@ impl Dram {
                     h = h.wrapping_mul(31).wrapping_add(x & 0x7f);
                     x >>= 7;
                 }
-                (h ^ chunk) % n
+                self.by_channels.rem(h ^ chunk)
             }
         };
-        let local = ((chunk / n) << self.il_shift) | (addr & self.il_mask);
+        let local = (self.by_channels.div(chunk) << self.il_shift) | (addr & self.il_mask);
         // Consecutive units of `group_bytes` go to consecutive bank groups
         // (so that a stream is not held to one column command per tCCD_L);
         // within a group,
@@ -730,11 +795,7 @@ impl Dram {
         let atom = local >> self.atom_shift;
         let mut group = atom & self.group_mask;
         if self.spec.group_hash && self.group_shift > 0 {
-            let mut x = atom >> self.group_shift;
-            while x != 0 {
-                group ^= x & self.group_mask;
-                x >>= self.group_shift;
-            }
+            group ^= xor_pieces(atom >> self.group_shift, self.group_shift);
         }
         let in_group = ((atom >> self.group_shift) << self.atom_shift) | (local & self.atom_mask);
         let page = in_group >> self.row_shift;
@@ -752,7 +813,7 @@ impl Dram {
     fn access_at(&mut self, (c, b, row): (usize, usize, u64), now: u64, write: bool) -> u64 {
         let t = self.advanced;
         let ch = self.ch[c].catch_up(t);
-        ch.banks[b].advance(t);
+        ch.banks[b].advance(t, now);
         let turnaround = match (ch.last_write, write) {
             (true, false) => self.t_wtr,
             (false, true) => self.t_rtw,
@@ -868,6 +929,11 @@ impl Dram {
         // to an open row go together), so a batch pays one activation per
         // distinct bank and row, not one per change of row in arrival order.
         q.sort_by_key(|&(_, b, row)| (b, row));
+        // Bring the bookings of every bank the batch goes to into the
+        // host's caches first, so that fetching them overlaps.
+        for w in &q {
+            self.ch[c].banks[w.1].prefetch();
+        }
         for w in &q {
             self.access_at(*w, now, true);
         }
@@ -1273,6 +1339,68 @@ mod tests {
         }
     }
 
+    /// A bank that leaves the bookings ended before the advanced time in
+    /// place while its requests cannot see them books every request as
+    /// one that drops them at once, and ends up holding the same bookings
+    /// after those.
+    #[test]
+    fn bookings_dropped_late_book_the_same() {
+        use proptest::prelude::*;
+        let reqs =
+            prop::collection::vec((0u64..4, 0u64..3_000, 0u64..120_000, any::<bool>()), 1..400);
+        proptest!(|(reqs in reqs, first_ready in any::<bool>(), refresh in 0u64..3)| {
+            // No refresh, refreshes at their time, or put off.
+            let k = BankTiming {
+                t_rcd: 10_000,
+                t_rp: 10_000,
+                t_ras: 30_000,
+                col: 2_000,
+                t_wr: 5_000,
+                faw4: 1_000,
+                first_ready,
+                refi: if refresh > 0 { 50_000 } else { 0 },
+                rfc: 8_000,
+                postpone: if refresh == 2 { 8 } else { 0 },
+            };
+            let (mut late, mut early) = (Bank::default(), Bank::default());
+            let (mut acts_l, mut acts_e) = (Calendar::new(4_000, 4), Calendar::new(4_000, 4));
+            let mut t = 0;
+            let mut dropped = 0;
+            for (row, step, ahead, write) in reqs {
+                t += step;
+                // Mostly after `t`, some before.
+                let now = (t + ahead).saturating_sub(10_000);
+                late.advance(t, now);
+                if t > dropped {
+                    dropped = t;
+                    while early.ops.len() > 1 && early.ops[1].end <= t {
+                        early.ops.pop_front();
+                    }
+                }
+                let a = late.book(row, write, now, &k, &mut acts_l, |c| c);
+                let b = early.book(row, write, now, &k, &mut acts_e, |c| c);
+                prop_assert_eq!(a, b);
+                let n = early.ops.len();
+                prop_assert!(late.ops.len() >= n);
+                prop_assert!(late.ops.iter().skip(late.ops.len() - n).eq(early.ops.iter()));
+            }
+        });
+    }
+
+    #[test]
+    fn xor_pieces_folds_every_piece() {
+        use proptest::prelude::*;
+        proptest!(|(x in any::<u64>(), bits in 1u32..64)| {
+            let mut h = 0;
+            let mut y = x;
+            while y != 0 {
+                h ^= y & ((1u64 << bits) - 1);
+                y >>= bits;
+            }
+            prop_assert_eq!(xor_pieces(x, bits), h);
+        });
+    }
+
     /// No bank does two things at once: whatever the order and times of
     /// the requests, each booking of a bank ends (write recovery
     /// included, where the next one closes the row) before the next
@@ -1282,8 +1410,16 @@ mod tests {
     fn a_bank_holds_one_access_at_a_time() {
         use proptest::prelude::*;
         let reqs = prop::collection::vec((0u64..1 << 16, 0u64..200_000, any::<bool>()), 1..300);
-        proptest!(|(reqs in reqs, wr in 0.0f64..30.0)| {
-            let mut d = Dram::new(DramSpec { t_wr_ns: wr, ..spec() });
+        proptest!(|(reqs in reqs, wr in 0.0f64..30.0, refresh in 0u32..3)| {
+            // No refresh, refreshes at their time, or put off.
+            let (t_refi_ns, t_rfc_ns) = if refresh > 0 { (2000.0, 150.0) } else { (0.0, 0.0) };
+            let mut d = Dram::new(DramSpec {
+                t_wr_ns: wr,
+                t_refi_ns,
+                t_rfc_ns,
+                refresh_postpone: if refresh == 2 { 8 } else { 0 },
+                ..spec()
+            });
             for (addr, now, write) in reqs {
                 if write {
                     d.write(addr / 32 * 32, 32, false, now);
@@ -1295,7 +1431,14 @@ mod tests {
             for ch in &d.ch {
                 for bank in &ch.banks {
                     for (a, b) in bank.ops.iter().zip(bank.ops.iter().skip(1)) {
-                        let free = if b.hit { a.end } else { a.recover(&d.bank) };
+                        // A refresh begins with the bank's row closed.
+                        let free = if b.hit {
+                            a.end
+                        } else if b.refresh && !a.refresh {
+                            a.recover(&d.bank).max(a.act + d.bank.t_ras) + d.bank.t_rp
+                        } else {
+                            a.recover(&d.bank)
+                        };
                         prop_assert!(free <= b.begin, "{a:?} overlaps {b:?}");
                     }
                 }

@@ -455,7 +455,12 @@ impl DeviceSpec {
             ("dram.t_ccd_l_ns", d.t_ccd_l_ns, 0.0, 1e6),
             ("dram.t_refi_ns", d.t_refi_ns, 0.0, 1e9),
             ("dram.t_rfc_ns", d.t_rfc_ns, 0.0, 1e6),
-            ("dram.refresh_postpone", d.refresh_postpone as f64, 0.0, 64.0),
+            (
+                "dram.refresh_postpone",
+                d.refresh_postpone as f64,
+                0.0,
+                64.0,
+            ),
             ("dram.write_drain", d.write_drain as f64, 1.0, 1e6),
             ("dram.read_queue", d.read_queue as f64, 1.0, 1e6),
             ("dram.ecc_overhead", d.ecc_overhead, 0.0, 100.0),

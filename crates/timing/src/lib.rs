@@ -3,9 +3,10 @@
 
 /// Division by a divisor fixed at construction, by a multiplication where
 /// that is exact (the quotient of every `n < 2^64 / d`), which is what
-/// the calendars do for every booking.
+/// the calendars do for every booking. Quotients and remainders are those
+/// of `/` and `%`.
 #[derive(Debug, Clone, Copy)]
-struct Divisor {
+pub struct Divisor {
     d: u64,
     /// `floor((2^64 - 1) / d) + 1`, or 0 for a power of two (a shift).
     m: u64,
@@ -15,7 +16,8 @@ struct Divisor {
 }
 
 impl Divisor {
-    fn new(d: u64) -> Divisor {
+    /// Division by `d` (by 1 where `d` is 0).
+    pub fn new(d: u64) -> Divisor {
         let d = d.max(1);
         if d.is_power_of_two() {
             Divisor {
@@ -37,8 +39,9 @@ impl Divisor {
         }
     }
 
+    /// `n / d`.
     #[inline]
-    fn div(&self, n: u64) -> u64 {
+    pub fn div(&self, n: u64) -> u64 {
         if self.m == 0 {
             n >> self.shift
         } else if n < self.limit {
@@ -48,8 +51,15 @@ impl Divisor {
         }
     }
 
+    /// `n % d`.
     #[inline]
-    fn div_ceil(&self, n: u64) -> u64 {
+    pub fn rem(&self, n: u64) -> u64 {
+        n - self.div(n) * self.d
+    }
+
+    /// `n.div_ceil(d)`.
+    #[inline]
+    pub fn div_ceil(&self, n: u64) -> u64 {
         match n.checked_add(self.d - 1) {
             Some(x) => self.div(x),
             None => n.div_ceil(self.d),
@@ -364,6 +374,29 @@ impl Pool {
     }
 }
 
+/// Hints the host CPU to bring `slice` into its caches (x86-64; nothing
+/// elsewhere). Changes no state. The models use it to overlap the host's
+/// memory latency with work before a lookup.
+#[inline]
+pub fn prefetch_range<T>(slice: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let start = slice.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(slice);
+        let mut p = start & !63;
+        while p < end {
+            // SAFETY: prefetching is a hint; it never faults and reads nothing
+            // observable, and the addresses lie inside `slice`.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+            }
+            p += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slice;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,6 +470,7 @@ mod tests {
             let q = Divisor::new(d);
             for n in [n, small, n >> 20, d * (small % 1000), d * (small % 1000) + d - 1] {
                 prop_assert_eq!(q.div(n), n / d);
+                prop_assert_eq!(q.rem(n), n % d);
                 prop_assert_eq!(q.div_ceil(n), n.div_ceil(d));
             }
         }
