@@ -316,7 +316,10 @@ fn sampled_runs_keep_the_shared_counters_exact() {
         sampling: engine::Sampling::On,
         ..Default::default()
     };
-    let r = engine::run_point_with(&device("h200"), &w, &point, &opts).unwrap();
+    // On the H100: the H200's SM, without the DRAM refresh that keeps
+    // this short kernel's waves from settling within its 40 on the H200
+    // (it is then timed whole, which would leave nothing to check here).
+    let r = engine::run_point_with(&device("h100"), &w, &point, &opts).unwrap();
     assert!(r.sample.fraction() < 1.0, "not sampled: {:?}", r.sample);
     let c = &r.counters;
     let warps = n as u64 / 32;
