@@ -15,6 +15,12 @@
 //         ./dlat clean OUT.csv   as chase, after reading (not writing) 512 MiB
 //                                of other data, so that the L2 holds no dirty
 //                                line and no write-back runs under the chase
+//         ./dlat loaded OUT.csv  the chase (16,384 loads) on block 0 while 0 to
+//                                528 other blocks of 256 threads stream reads
+//                                of 1 GiB (ld.cg, 16 bytes, 4 in flight per
+//                                thread) until it is done: per case the
+//                                streams' rate (GB/s over the chase's span)
+//                                and each chase load's latency
 //         ./dlat pair OUT.csv    two warps of one block, after a barrier, each
 //                                load 64 bytes (16 lanes x 4 bytes, ld.cg or
 //                                ld.ca) of lines never read before; per trial
@@ -145,9 +151,52 @@ __global__ void pair_kernel(const uint32_t* a, int trials, int mode, long long* 
     }
 }
 
+// The chase on block 0 while blocks 1.. stream reads through another 1 GiB
+// (each thread 4 independent 16-byte loads per step, ld.cg), until the
+// chase is done: the latency a lone load sees under a given load.
+__global__ void loaded_kernel(const uint32_t* a, const uint4* s, uint64_t s_n, int n, uint32_t* lat,
+                              volatile int* done, unsigned long long* moved, uint64_t* span,
+                              uint32_t* sink) {
+    if (blockIdx.x == 0) {
+        if (threadIdx.x != 0) return;
+        uint64_t g0 = gtime();
+        uint32_t line = 777;
+        for (int i = 0; i < n; i++) {
+            long long t0 = clk();
+            uint32_t x = ld_cg(a + (uint64_t)line * 32);
+            sink[i & 1023] = x;
+            long long t1 = clk();
+            line = x;
+            lat[i] = (uint32_t)(t1 - t0);
+        }
+        span[0] = gtime() - g0;
+        __threadfence();
+        *done = 1;
+        return;
+    }
+    uint64_t tid = (uint64_t)(blockIdx.x - 1) * blockDim.x + threadIdx.x;
+    uint64_t nth = (uint64_t)(gridDim.x - 1) * blockDim.x;
+    uint64_t i = tid;
+    uint32_t acc = 0;
+    unsigned long long cnt = 0;
+    while (!*done) {
+        uint4 v0, v1, v2, v3;
+        const uint4* p = s + (i % s_n);
+        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v0.x), "=r"(v0.y), "=r"(v0.z), "=r"(v0.w) : "l"(p));
+        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v1.x), "=r"(v1.y), "=r"(v1.z), "=r"(v1.w) : "l"(s + ((i + nth) % s_n)));
+        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v2.x), "=r"(v2.y), "=r"(v2.z), "=r"(v2.w) : "l"(s + ((i + 2 * nth) % s_n)));
+        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v3.x), "=r"(v3.y), "=r"(v3.z), "=r"(v3.w) : "l"(s + ((i + 3 * nth) % s_n)));
+        acc += v0.x + v1.y + v2.z + v3.w;
+        i += 4 * nth;
+        cnt += 4;
+    }
+    if (acc == 0x12345678) sink[1] = acc;
+    atomicAdd(moved, cnt * 16);
+}
+
 int main(int argc, char** argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: dlat cv|chase|pair OUT.csv\n");
+        fprintf(stderr, "usage: dlat cv|chase|clean|loaded|pair OUT.csv\n");
         return 2;
     }
     const char* mode = argv[1];
@@ -210,6 +259,37 @@ int main(int argc, char** argv) {
         CK(cudaMemcpy(h.data(), lat, n * 4, cudaMemcpyDeviceToHost));
         fprintf(f, "i,latency_cycles\n");
         for (int i = 0; i < n; i++) fprintf(f, "%d,%u\n", i, h[i]);
+    } else if (!strcmp(mode, "loaded")) {
+        // Streaming blocks beside the chase: 0 to 4 per SM.
+        const int n = 1 << 14;
+        const uint64_t s_bytes = 1ull << 30;
+        uint4* st;
+        CK(cudaMalloc(&st, s_bytes));
+        CK(cudaMemset(st, 0, s_bytes));
+        uint32_t* lat;
+        int* done;
+        unsigned long long* moved;
+        uint64_t* span;
+        CK(cudaMalloc(&lat, n * 4));
+        CK(cudaMalloc(&done, 4));
+        CK(cudaMalloc(&moved, 8));
+        CK(cudaMalloc(&span, 8));
+        std::vector<uint32_t> h(n);
+        fprintf(f, "streaming_blocks,stream_gbps,i,latency_cycles\n");
+        for (int b : {0, 33, 66, 132, 264, 528}) {
+            CK(cudaMemset(done, 0, 4));
+            CK(cudaMemset(moved, 0, 8));
+            loaded_kernel<<<1 + b, 256>>>(a, st, s_bytes / 16, n, lat, done, moved, span, sink);
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+            unsigned long long hm;
+            uint64_t hs;
+            CK(cudaMemcpy(&hm, moved, 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&hs, span, 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(h.data(), lat, n * 4, cudaMemcpyDeviceToHost));
+            double gbps = hs ? hm / (double)hs : 0.0;
+            for (int i = 0; i < n; i++) fprintf(f, "%d,%.1f,%d,%u\n", b, gbps, i, h[i]);
+        }
     } else if (!strcmp(mode, "pair")) {
         const int trials = 1000;
         long long* out;

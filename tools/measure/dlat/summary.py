@@ -127,3 +127,15 @@ if os.path.exists(ch):
     R, F = fit_tail(lat)
     print(f"tail fit: a fraction F = {F:.3f} of the loads waits U[0, R), R = {R} cycles "
           f"({R / 1.98:.0f} ns at 1980 MHz); R / F = {R / 1.98 / F:.0f} ns")
+
+ld = os.path.join(d, "loaded.csv")
+if os.path.exists(ld):
+    cases = {}
+    with open(ld) as f:
+        for r in csv.DictReader(f):
+            c = cases.setdefault(int(r["streaming_blocks"]), (float(r["stream_gbps"]), []))
+            c[1].append(int(r["latency_cycles"]))
+    print("loaded: streaming blocks, their GB/s, the chase's latency p10/p50/p90/p99 and mean (cycles)")
+    for b, (gbps, lat) in sorted(cases.items()):
+        print(f"  {b:4} {gbps:7.0f} GB/s: {pct(lat, .1)}/{pct(lat, .5)}/{pct(lat, .9)}/{pct(lat, .99)} "
+              f"mean {statistics.mean(lat):.0f}")
