@@ -397,10 +397,7 @@ impl Bank {
             };
             // Last in line and reaching past the next refresh not yet
             // booked: book that refresh, and look again.
-            if k.refi > 0
-                && i == self.ops.len()
-                && self.refresh_first(t, cas + k.col, act, write, k)
-            {
+            if self.refresh_first(i, t, cas + k.col, act, write, k) {
                 self.book_refresh(k);
                 continue;
             }
@@ -420,10 +417,7 @@ impl Bank {
                 acts.peek(act_at, 1) - k.faw4 + k.t_rcd
             };
             let cas = bus_cas(want);
-            if k.refi > 0
-                && i == self.ops.len()
-                && self.refresh_first(t, cas + k.col, act, write, k)
-            {
+            if self.refresh_first(i, t, cas + k.col, act, write, k) {
                 self.book_refresh(k);
                 continue;
             }
@@ -467,15 +461,27 @@ impl Bank {
         self.next_refresh.max(idle)
     }
 
-    /// Whether the next refresh goes before a request arriving at `t` that
-    /// would be booked last, ending at `end` with its row activated at
-    /// `act`: the bank was idle with the refresh due before the request
-    /// came, or serving the request first would put the refresh off past
-    /// the `postpone` intervals it may wait for the bank to fall idle.
-    fn refresh_first(&self, t: u64, end: u64, act: u64, write: bool, k: &BankTiming) -> bool {
-        t >= self.refresh_start(k)
-            || (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp
-                > self.next_refresh + k.postpone * k.refi
+    /// Whether the next refresh, not yet booked, goes before a request
+    /// arriving at `t` and placed at `i`, ending at `end` with its row
+    /// activated at `act`. Only a request booked last can meet it; it goes
+    /// first if the bank was idle with the refresh due before the request
+    /// came, or if serving the request first would put the refresh off
+    /// past the `postpone` intervals it may wait for the bank to fall idle.
+    #[allow(clippy::too_many_arguments)]
+    fn refresh_first(
+        &self,
+        i: usize,
+        t: u64,
+        end: u64,
+        act: u64,
+        write: bool,
+        k: &BankTiming,
+    ) -> bool {
+        k.refi > 0
+            && i == self.ops.len()
+            && (t >= self.refresh_start(k)
+                || (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp
+                    > self.next_refresh + k.postpone * k.refi)
     }
 
     /// Books the next refresh, after every booking.

@@ -104,8 +104,8 @@ __global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
     if (s == 0x12345678) sink[0] = s;
 }
 
-__global__ void chase_kernel(const uint32_t* a, int n, uint32_t* lat, uint32_t* sink) {
-    uint32_t line = 12345;
+// n dependent loads along the chain from `line`, each one's latency to lat.
+__device__ void chase(const uint32_t* a, uint32_t line, int n, uint32_t* lat, uint32_t* sink) {
     for (int i = 0; i < n; i++) {
         long long t0 = clk();
         uint32_t x = ld_cg(a + (uint64_t)line * 32);
@@ -114,6 +114,10 @@ __global__ void chase_kernel(const uint32_t* a, int n, uint32_t* lat, uint32_t* 
         line = x;
         lat[i] = (uint32_t)(t1 - t0);
     }
+}
+
+__global__ void chase_kernel(const uint32_t* a, int n, uint32_t* lat, uint32_t* sink) {
+    chase(a, 12345, n, lat, sink);
 }
 
 // Trial j uses line (j * 4099 + 1) of the 1 GiB region (a stride that spreads
@@ -160,15 +164,7 @@ __global__ void loaded_kernel(const uint32_t* a, const uint4* s, uint64_t s_n, i
     if (blockIdx.x == 0) {
         if (threadIdx.x != 0) return;
         uint64_t g0 = gtime();
-        uint32_t line = 777;
-        for (int i = 0; i < n; i++) {
-            long long t0 = clk();
-            uint32_t x = ld_cg(a + (uint64_t)line * 32);
-            sink[i & 1023] = x;
-            long long t1 = clk();
-            line = x;
-            lat[i] = (uint32_t)(t1 - t0);
-        }
+        chase(a, 777, n, lat, sink);
         span[0] = gtime() - g0;
         __threadfence();
         *done = 1;
