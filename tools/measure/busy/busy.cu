@@ -1,0 +1,410 @@
+// What a load waits for on a busy SM, and how fast the H200's DRAM opens rows.
+//
+// Build:  nvcc -O3 -arch=sm_90 -o busy busy.cu
+// Run:    ./busy lat OUT.csv   one thread chases 1 GiB (16,384 dependent
+//                              ld.global.cg loads, one new 128-byte line per
+//                              step) in warp 0 of block 0 while the other
+//                              warps of a 132-block grid stream (one block
+//                              per SM, held there by its shared memory). Per
+//                              case: whether block 0's own other warps stream
+//                              (a busy SM) or not (a quiet one), how many,
+//                              what they do (read, or read and write as the
+//                              seed's offset kernel does: a warp loads 128
+//                              consecutive bytes and stores them elsewhere),
+//                              how many loads each warp has in flight (u),
+//                              over 1 GiB or an L2-resident 8 MiB; the streams'
+//                              rate (bytes over the chase's span) and each
+//                              chase load's latency in SM cycles
+//         ./busy stream OUT.csv  the streaming warps alone, 132 or 264 blocks of
+//                              1024 threads, a fixed 2048/u iterations over
+//                              1 GiB: per case the rate (events, median of
+//                              5 warm launches) and the streams' own mean
+//                              load latency (lane 0 of each warp, clock64
+//                              from before its loads to the first use of
+//                              their data)
+//         ./busy act OUT.csv   every thread of a full grid reads words at
+//                              hashed places in 64 GiB, u independent loads
+//                              in flight per thread: chunks of 32, 64 or 128
+//                              bytes (8, 16 or 32 lanes of a warp on one
+//                              chunk), and pairs of 32-byte chunks d bytes
+//                              apart (lanes 0-7 at p, 8-15 at p + d, and the
+//                              same for lanes 16-31). Per case the time of a
+//                              warm launch (events, median of 5) and the
+//                              chunks per second. At 64 GiB a chunk almost
+//                              never finds its row open, so the rate of
+//                              64-byte fetches is the rate rows are opened,
+//                              where nothing else is the limit; a pair whose
+//                              two chunks share a row needs one activation.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "../ck.cuh"
+
+__device__ __forceinline__ uint32_t ld_cg(const uint32_t* p) {
+    uint32_t v;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ long long clk() {
+    long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+    return t;
+}
+__device__ __forceinline__ uint64_t gtime() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+const uint32_t LINES = 1u << 23;  // 8 Mi lines of 128 B: 1 GiB
+__host__ __device__ inline uint32_t lcg(uint32_t i) { return (i * 1664525u + 1013904223u) & (LINES - 1); }
+
+__global__ void fill_chain(uint32_t* a) {
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < LINES; i += gridDim.x * blockDim.x) {
+        a[(uint64_t)i * 32] = lcg(i);
+        for (int k = 1; k < 32; k++) a[(uint64_t)i * 32 + k] = 0;
+    }
+}
+
+__global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
+    uint32_t s = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        s += ld_cg(a + i);
+    if (s == 0x12345678) sink[0] = s;
+}
+
+// Warp 0 of block 0 chases; block 0's warps 1..b0w stream (none: a quiet SM);
+// every other block's warps 0..warps-1 stream. A streaming warp reads 128
+// consecutive bytes per load (lane i the i-th float, default caching as a
+// plain load), U of them in flight, and with COPY stores each to d.
+template <int U, bool COPY>
+__global__ void lat_kernel(const uint32_t* a, uint32_t start, const float* s, float* d, uint64_t mask, int n, int b0w, int warps,
+                           uint32_t* lat, volatile int* done, unsigned long long* moved, uint64_t* span,
+                           uint32_t* sink) {
+    extern __shared__ float smem[];
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (blockIdx.x == 0 && w == 0) {
+        if (lane != 0) return;
+        uint64_t g0 = gtime();
+        uint32_t line = start;
+        for (int i = 0; i < n; i++) {
+            long long t0 = clk();
+            uint32_t x = ld_cg(a + (uint64_t)line * 32);
+            sink[i & 1023] = x;
+            long long t1 = clk();
+            line = x;
+            lat[i] = (uint32_t)(t1 - t0);
+        }
+        span[0] = gtime() - g0;
+        __threadfence();
+        for (int b = 0; b < gridDim.x; b++) done[b * 32] = 1;
+        return;
+    }
+    if (blockIdx.x == 0 ? w > b0w : w >= warps) return;
+    volatile int* my_done = done + blockIdx.x * 32;
+    if (lane == 0 && w == 31) smem[0] = 0.f;  // the shared memory is only held
+    const uint64_t sw = (uint64_t)blockIdx.x * 32 + w;
+    const uint64_t step = (uint64_t)gridDim.x * 32 * 32 * U;
+    uint64_t base = sw * 32 * U + lane;
+    float acc = 0.f;
+    unsigned long long iters = 0;
+    int stop = 0;
+    while (!stop) {
+        float v[U];
+#pragma unroll
+        for (int k = 0; k < U; k++) v[k] = s[(base + k * 32) & mask];
+        stop = *my_done;
+        if (COPY) {
+#pragma unroll
+            for (int k = 0; k < U; k++) d[(base + k * 32) & mask] = v[k] + 1.f;
+        } else {
+#pragma unroll
+            for (int k = 0; k < U; k++) acc += v[k];
+        }
+        base += step;
+        iters++;
+    }
+    if (acc == 1234.5f) sink[2] = 1;
+    if (lane == 0) atomicAdd(moved, iters * U * 128 * (COPY ? 2 : 1));
+}
+
+// Streaming warps alone, a fixed number of iterations: each warp loads U
+// pieces of 128 consecutive bytes (plain loads), then stores them (COPY) or
+// adds them up; lane 0 times each iteration from before its loads to after
+// the instruction that needs their data (a store, or the predicated store of
+// the sum): the loads' latency as the streams themselves see it.
+template <int U, bool COPY>
+__global__ void stream_kernel(const float* s, float* d, uint64_t mask, int iters, unsigned long long* lat_sum,
+                              float* sink) {
+    const int lane = threadIdx.x % 32;
+    const uint64_t sw = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    const uint64_t nw = (uint64_t)gridDim.x * blockDim.x / 32;
+    const uint64_t step = nw * 32 * U;
+    uint64_t base = sw * 32 * U + lane;
+    float acc = 0.f;
+    unsigned long long ls = 0;
+    for (int it = 0; it < iters; it++) {
+        float v[U];
+        long long t0 = clk();
+#pragma unroll
+        for (int k = 0; k < U; k++) v[k] = s[(base + k * 32) & mask];
+        if (COPY) {
+#pragma unroll
+            for (int k = 0; k < U; k++) d[(base + k * 32) & mask] = v[k] + 1.f;
+        } else {
+#pragma unroll
+            for (int k = 0; k < U; k++) acc += v[k];
+            if (acc == 1234.5f) sink[sw & 1023] = acc;
+        }
+        long long t1 = clk();
+        ls += t1 - t0;
+        base += step;
+    }
+    if (lane == 0) atomicAdd(lat_sum, ls);
+}
+
+// Random chunks: lanes in groups of G read G words of one chunk; with PAIR the
+// chunk at p + d is read by the group after it.
+__device__ __forceinline__ uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+template <int U>
+__global__ void act_kernel(const uint32_t* a, uint64_t chunk_mask, int lg, int pair_d_words, int iters,
+                           uint32_t* sink) {
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    const int lane = threadIdx.x % 32;
+    const int g = 1 << lg;  // lanes per chunk
+    uint32_t acc = 0;
+    for (int it = 0; it < iters; it++) {
+        uint32_t v[U];
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            uint64_t key = ((t >> lg) * (uint64_t)iters + it) * U + k;
+            uint64_t w;
+            if (pair_d_words) {
+                // 16 lanes per pair: lanes 0-7 at p, 8-15 at p + d (p 32-byte aligned)
+                uint64_t p = (mix(t / 16 * (uint64_t)iters * U + it * U + k) & chunk_mask) << 3;
+                w = p + ((lane & 8) ? pair_d_words : 0) + (lane & 7);
+            } else {
+                w = ((mix(key) & chunk_mask) << lg) + (lane & (g - 1));
+            }
+            v[k] = ld_cg(a + w);
+        }
+#pragma unroll
+        for (int k = 0; k < U; k++) acc += v[k];
+    }
+    if (acc == 0x12345678) sink[3] = acc;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: busy lat|stream|act OUT.csv\n");
+        return 2;
+    }
+    const char* mode = argv[1];
+    FILE* f = fopen(argv[2], "w");
+    if (!f) {
+        perror(argv[2]);
+        return 1;
+    }
+    uint32_t* sink;
+    CK(cudaMalloc(&sink, 4096 * 4));
+    if (!strcmp(mode, "lat")) {
+        uint32_t* a;
+        CK(cudaMalloc(&a, (size_t)LINES * 128));
+        fill_chain<<<1024, 256>>>(a);
+        CK(cudaGetLastError());
+        const uint64_t s_bytes = 1ull << 30;
+        float *s, *d;
+        CK(cudaMalloc(&s, s_bytes));
+        CK(cudaMalloc(&d, s_bytes));
+        CK(cudaMemset(s, 0, s_bytes));
+        CK(cudaMemset(d, 0, s_bytes));
+        const int n = 1 << 14;
+        uint32_t* lat;
+        int* done;
+        unsigned long long* moved;
+        uint64_t* span;
+        CK(cudaMalloc(&lat, n * 4));
+        CK(cudaMalloc(&done, 132 * 128));
+        uint32_t* junk;
+        CK(cudaMalloc(&junk, 256u << 20));
+        CK(cudaMemset(junk, 1, 256u << 20));
+        CK(cudaMalloc(&moved, 8));
+        CK(cudaMalloc(&span, 8));
+        // 120 KiB of shared memory per block: one block per SM (228 KiB per SM).
+        const int smem = 120 << 10;
+        auto setup = [&](const void* k) {
+            CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        };
+        setup((const void*)lat_kernel<1, false>);
+        setup((const void*)lat_kernel<2, false>);
+        setup((const void*)lat_kernel<4, false>);
+        setup((const void*)lat_kernel<1, true>);
+        setup((const void*)lat_kernel<2, true>);
+        setup((const void*)lat_kernel<4, true>);
+        struct Case {
+            const char* name;
+            int blocks, b0w, warps, u;
+            bool copy, l2;
+        };
+        std::vector<Case> cases = {
+            {"idle", 1, 0, 0, 1, false, false},
+        };
+        for (int copy = 0; copy < 2; copy++)
+            for (int u : {1, 2, 4})
+                for (int busy = 0; busy < 2; busy++)
+                    cases.push_back({busy ? "busy" : "quiet", 132, busy ? 31 : 0, 32, u, (bool)copy, false});
+        // Part of the SM busy: 8 and 16 streaming warps beside the chase.
+        cases.push_back({"busy8", 132, 8, 32, 2, true, false});
+        cases.push_back({"busy16", 132, 16, 32, 2, true, false});
+        // The SM's own traffic served by the L2 (8 MiB): its path alone.
+        for (int busy = 0; busy < 2; busy++) {
+            cases.push_back({busy ? "busy" : "quiet", 132, busy ? 31 : 0, 32, 4, false, true});
+            cases.push_back({busy ? "busy" : "quiet", 132, busy ? 31 : 0, 32, 2, true, true});
+        }
+        // Only the chase's SM streams: what its own traffic does with the rest idle.
+        cases.push_back({"alone_busy", 1, 31, 32, 4, false, false});
+        cases.push_back({"alone_busy", 1, 31, 32, 2, true, false});
+        std::vector<uint32_t> h(n);
+        fprintf(f, "case,blocks,b0_warps,warps,u,op,footprint,stream_gbps,i,latency_cycles\n");
+        for (const Case& c : cases) {
+            // No line of the chain left in the L2 by the case before (reading
+            // 256 MiB twice replaces every line).
+            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+            for (int rep = 0; rep < 2; rep++) {  // the first launch (another part of the chain) warms up
+                CK(cudaMemset(done, 0, 132 * 128));
+                CK(cudaMemset(moved, 0, 8));
+                uint64_t mask = (c.l2 ? (8ull << 20) : s_bytes) / 4 - 1;
+#define L(U, C) \
+    lat_kernel<U, C><<<c.blocks, 1024, smem>>>(a, rep ? 777u : 4000001u, s, d, mask, rep ? n : 256, c.b0w, c.warps, lat, done, moved, span, sink)
+                if (c.copy) {
+                    if (c.u == 1) L(1, true);
+                    else if (c.u == 2) L(2, true);
+                    else L(4, true);
+                } else {
+                    if (c.u == 1) L(1, false);
+                    else if (c.u == 2) L(2, false);
+                    else L(4, false);
+                }
+#undef L
+                CK(cudaGetLastError());
+                CK(cudaDeviceSynchronize());
+            }
+            unsigned long long hm;
+            uint64_t hs;
+            CK(cudaMemcpy(&hm, moved, 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&hs, span, 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(h.data(), lat, n * 4, cudaMemcpyDeviceToHost));
+            double gbps = hs ? hm / (double)hs : 0.0;
+            for (int i = 0; i < n; i++)
+                fprintf(f, "%s,%d,%d,%d,%d,%s,%s,%.1f,%d,%u\n", c.name, c.blocks, c.b0w, c.warps, c.u,
+                        c.copy ? "copy" : "read", c.l2 ? "8MiB" : "1GiB", gbps, i, h[i]);
+            fflush(f);
+        }
+    } else if (!strcmp(mode, "stream")) {
+        const uint64_t s_bytes = 1ull << 30;
+        float *s, *d, *fsink;
+        CK(cudaMalloc(&s, s_bytes));
+        CK(cudaMalloc(&d, s_bytes));
+        CK(cudaMalloc(&fsink, 4096 * 4));
+        CK(cudaMemset(s, 0, s_bytes));
+        CK(cudaMemset(d, 0, s_bytes));
+        unsigned long long* lat_sum;
+        CK(cudaMalloc(&lat_sum, 8));
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        const uint64_t mask = s_bytes / 4 - 1;
+        fprintf(f, "op,blocks,threads,u,iters,bytes,ms,gbps,load_latency_cycles\n");
+        for (int copy = 0; copy < 2; copy++)
+            for (int blocks : {132, 264})
+                for (int u : {1, 2, 4}) {
+                    const int iters = 2048 / u;
+                    std::vector<float> ms;
+                    unsigned long long hl = 0;
+                    for (int rep = 0; rep < 6; rep++) {
+                        CK(cudaMemset(lat_sum, 0, 8));
+                        CK(cudaEventRecord(e0));
+#define S(U, C) stream_kernel<U, C><<<blocks, 1024>>>(s, d, mask, iters, lat_sum, fsink)
+                        if (copy) {
+                            if (u == 1) S(1, true);
+                            else if (u == 2) S(2, true);
+                            else S(4, true);
+                        } else {
+                            if (u == 1) S(1, false);
+                            else if (u == 2) S(2, false);
+                            else S(4, false);
+                        }
+#undef S
+                        CK(cudaEventRecord(e1));
+                        CK(cudaGetLastError());
+                        CK(cudaEventSynchronize(e1));
+                        float t;
+                        CK(cudaEventElapsedTime(&t, e0, e1));
+                        if (rep) ms.push_back(t);
+                        CK(cudaMemcpy(&hl, lat_sum, 8, cudaMemcpyDeviceToHost));
+                    }
+                    std::sort(ms.begin(), ms.end());
+                    double m = ms[ms.size() / 2];
+                    uint64_t warps = (uint64_t)blocks * 32;
+                    double bytes = (double)warps * iters * u * 128 * (copy ? 2 : 1);
+                    fprintf(f, "%s,%d,1024,%d,%d,%.0f,%.4f,%.1f,%.1f\n", copy ? "copy" : "read", blocks, u, iters,
+                            bytes, m, bytes / (m * 1e6), hl / (double)(warps * iters));
+                    fflush(f);
+                }
+    } else if (!strcmp(mode, "act")) {
+        const uint64_t bytes = 64ull << 30;
+        uint32_t* a;
+        CK(cudaMalloc(&a, bytes));
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        const int blocks = 132 * 8, threads = 256;  // 2048 threads per SM
+        fprintf(f, "case,chunk_bytes,pair_d,u,iters,chunks,ms,chunks_per_us\n");
+        auto run = [&](const char* name, int lg, int pair_d, int u, int iters) {
+            std::vector<float> ms;
+            for (int rep = 0; rep < 6; rep++) {
+                uint64_t cm = pair_d ? (bytes / 32 - 1) >> 1 : (bytes >> (2 + lg)) - 1;
+                CK(cudaEventRecord(e0));
+                if (u == 1) act_kernel<1><<<blocks, threads>>>(a, cm, lg, pair_d / 4, iters, sink);
+                else if (u == 2) act_kernel<2><<<blocks, threads>>>(a, cm, lg, pair_d / 4, iters, sink);
+                else if (u == 4) act_kernel<4><<<blocks, threads>>>(a, cm, lg, pair_d / 4, iters, sink);
+                else act_kernel<8><<<blocks, threads>>>(a, cm, lg, pair_d / 4, iters, sink);
+                CK(cudaEventRecord(e1));
+                CK(cudaGetLastError());
+                CK(cudaEventSynchronize(e1));
+                float t;
+                CK(cudaEventElapsedTime(&t, e0, e1));
+                if (rep) ms.push_back(t);
+            }
+            std::sort(ms.begin(), ms.end());
+            double m = ms[ms.size() / 2];
+            // Chunks: a warp's lanes in groups of 2^lg (pairs: two chunks per 16 lanes).
+            uint64_t chunks = (uint64_t)blocks * threads * iters * u / (pair_d ? 8 : (1 << lg));
+            fprintf(f, "%s,%d,%d,%d,%d,%llu,%.4f,%.1f\n", name, pair_d ? 32 : 4 << lg, pair_d, u, iters,
+                    (unsigned long long)chunks, m, chunks / (m * 1e3));
+            fflush(f);
+        };
+        for (int u : {1, 2, 4, 8}) run("chunk", 3, 0, u, 64);
+        for (int u : {2, 8}) run("chunk", 4, 0, u, 64);
+        for (int u : {2, 8}) run("chunk", 5, 0, u, 64);
+        for (int d = 32; d <= (1 << 20); d *= 2) run("pair", 3, d, 8, 64);
+        for (int d : {94 * 256, 47 * 256, 3 * 256, 3 * 1024}) run("pair", 3, d, 8, 64);
+    }
+    fclose(f);
+    return 0;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Summarises tools/measure/busy's lat.csv and act.csv (usage: summary.py DIR)."""
+import csv
+import gzip
+import os
+import sys
+from collections import OrderedDict
+
+d = sys.argv[1] if len(sys.argv) > 1 else "results"
+
+
+def pct(xs, p):
+    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+
+
+try:
+    groups = OrderedDict()
+    lat = f"{d}/lat.csv"
+    fh = open(lat) if os.path.exists(lat) else gzip.open(lat + ".gz", "rt")
+    for r in csv.DictReader(fh):
+        k = (r["case"], r["blocks"], r["b0_warps"], r["u"], r["op"], r["footprint"], r["stream_gbps"])
+        groups.setdefault(k, []).append(int(r["latency_cycles"]))
+    print("chase latency (SM cycles) beside streaming warps")
+    print(f"{'case':<11}{'blocks':>7}{'b0w':>5}{'u':>3}{'op':>6}{'foot':>6}{'GB/s':>9}"
+          f"{'mean':>8}{'p10':>6}{'p50':>6}{'p90':>6}{'p99':>6}")
+    for k, xs in groups.items():
+        xs.sort()
+        print(f"{k[0]:<11}{k[1]:>7}{k[2]:>5}{k[3]:>3}{k[4]:>6}{k[5]:>6}{float(k[6]):>9.0f}"
+              f"{sum(xs) / len(xs):>8.0f}{pct(xs, 10):>6}{pct(xs, 50):>6}{pct(xs, 90):>6}{pct(xs, 99):>6}")
+except FileNotFoundError:
+    pass
+
+try:
+    rows = list(csv.DictReader(open(f"{d}/stream.csv")))
+    print()
+    print("streams alone (warm launch, median of 5): rate and their own load latency")
+    print(f"{'op':<6}{'blocks':>7}{'u':>3}{'GB/s':>8}{'latency':>9}")
+    for r in rows:
+        print(f"{r['op']:<6}{int(r['blocks']):>7}{int(r['u']):>3}{float(r['gbps']):>8.0f}"
+              f"{float(r['load_latency_cycles']):>9.0f}")
+except FileNotFoundError:
+    pass
+
+try:
+    rows = list(csv.DictReader(open(f"{d}/act.csv")))
+    print()
+    print("random chunks over 64 GiB (warm launch, median of 5)")
+    print(f"{'case':<7}{'chunk':>6}{'d':>9}{'u':>3}{'chunks':>10}{'ms':>9}{'chunks/us':>11}{'64B fetch/ns/ch':>17}")
+    for r in rows:
+        c = int(r["chunks"])
+        ms = float(r["ms"])
+        cb = int(r["chunk_bytes"])
+        # 64-byte fetches (for pairs 32 bytes apart, some share one: counted apart)
+        fetches = c * max(1, cb // 64)
+        print(f"{r['case']:<7}{cb:>6}{int(r['pair_d']):>9}{int(r['u']):>3}{c:>10}{ms:>9.4f}"
+              f"{float(r['chunks_per_us']):>11.1f}{fetches / (ms * 1e6) / 94:>17.4f}")
+except FileNotFoundError:
+    pass
