@@ -15,6 +15,11 @@
 //                              over 1 GiB or an L2-resident 8 MiB; the streams'
 //                              rate (bytes over the chase's span) and each
 //                              chase load's latency in SM cycles
+//         ./busy mix OUT.csv   the chase on a quiet SM while, on every other SM,
+//                              some warps stream reads (u = 1) and others
+//                              stream writes only (no loads) of 128 bytes
+//                              per step: per case the read and write rates
+//                              and each chase load's latency
 //         ./busy stream OUT.csv  the streaming warps alone, 132 or 264 blocks of
 //                              1024 threads, a fixed 2048/u iterations over
 //                              1 GiB: per case the rate (events, median of
@@ -134,6 +139,56 @@ __global__ void lat_kernel(const uint32_t* a, uint32_t start, const float* s, fl
     if (lane == 0) atomicAdd(moved, iters * U * 128 * (COPY ? 2 : 1));
 }
 
+// Warp 0 of block 0 chases; in every other block warps 0..rw-1 stream reads
+// (as lat_kernel's, u = 1) and warps rw..rw+ww-1 stream writes of 128
+// consecutive bytes (no loads) through another 1 GiB: the chase beside
+// reads and writes from separate warps, at rates set by the warp counts.
+__global__ void mix_kernel(const uint32_t* a, const float* s, float* d, uint64_t mask, int n, int rw, int ww,
+                           uint32_t* lat, volatile int* done, unsigned long long* moved, uint64_t* span,
+                           uint32_t* sink) {
+    extern __shared__ float smem[];
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (blockIdx.x == 0) {
+        if (w != 0 || lane != 0) return;
+        uint64_t g0 = gtime();
+        uint32_t line = n > 256 ? 777u : 4000001u;
+        for (int i = 0; i < n; i++) {
+            long long t0 = clk();
+            uint32_t x = ld_cg(a + (uint64_t)line * 32);
+            sink[i & 1023] = x;
+            long long t1 = clk();
+            line = x;
+            lat[i] = (uint32_t)(t1 - t0);
+        }
+        span[0] = gtime() - g0;
+        __threadfence();
+        for (int b = 0; b < gridDim.x; b++) done[b * 32] = 1;
+        return;
+    }
+    if (w >= rw + ww) return;
+    if (lane == 0 && w == 31) smem[0] = 0.f;
+    volatile int* my_done = done + blockIdx.x * 32;
+    const bool writer = w >= rw;
+    const uint64_t sw = (uint64_t)blockIdx.x * 32 + w;
+    const uint64_t step = (uint64_t)gridDim.x * 32 * 32;
+    uint64_t base = sw * 32 + lane;
+    float acc = 0.f;
+    unsigned long long iters = 0;
+    int stop = 0;
+    while (!stop) {
+        if (writer) {
+            d[base & mask] = 1.f;
+        } else {
+            acc += s[base & mask];
+        }
+        stop = *my_done;
+        base += step;
+        iters++;
+    }
+    if (acc == 1234.5f) sink[2] = 1;
+    if (lane == 0) atomicAdd(moved + (writer ? 1 : 0), iters * 128);
+}
+
 // Streaming warps alone, a fixed number of iterations: each warp loads U
 // pieces of 128 consecutive bytes (plain loads), then stores them (COPY) or
 // adds them up; lane 0 times each iteration from before its loads to after
@@ -210,7 +265,7 @@ __global__ void act_kernel(const uint32_t* a, uint64_t chunk_mask, int lg, int p
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: busy lat|stream|act OUT.csv\n");
+        fprintf(stderr, "usage: busy lat|mix|stream|act OUT.csv\n");
         return 2;
     }
     const char* mode = argv[1];
@@ -313,6 +368,55 @@ int main(int argc, char** argv) {
             for (int i = 0; i < n; i++)
                 fprintf(f, "%s,%d,%d,%d,%d,%s,%s,%.1f,%d,%u\n", c.name, c.blocks, c.b0w, c.warps, c.u,
                         c.copy ? "copy" : "read", c.l2 ? "8MiB" : "1GiB", gbps, i, h[i]);
+            fflush(f);
+        }
+    } else if (!strcmp(mode, "mix")) {
+        uint32_t* a;
+        CK(cudaMalloc(&a, (size_t)LINES * 128));
+        fill_chain<<<1024, 256>>>(a);
+        CK(cudaGetLastError());
+        const uint64_t s_bytes = 1ull << 30;
+        float *s, *d;
+        CK(cudaMalloc(&s, s_bytes));
+        CK(cudaMalloc(&d, s_bytes));
+        CK(cudaMemset(s, 0, s_bytes));
+        CK(cudaMemset(d, 0, s_bytes));
+        uint32_t* junk;
+        CK(cudaMalloc(&junk, 256u << 20));
+        CK(cudaMemset(junk, 1, 256u << 20));
+        const int n = 1 << 14;
+        uint32_t* lat;
+        int* done;
+        unsigned long long* moved;
+        uint64_t* span;
+        CK(cudaMalloc(&lat, n * 4));
+        CK(cudaMalloc(&done, 132 * 128));
+        CK(cudaMalloc(&moved, 16));
+        CK(cudaMalloc(&span, 8));
+        const int smem = 120 << 10;
+        CK(cudaFuncSetAttribute((const void*)mix_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        std::vector<uint32_t> h(n);
+        const int rws[] = {0, 0, 0, 0, 0, 0, 4, 8, 16, 32, 4, 8, 16, 8};
+        const int wws[] = {0, 1, 2, 4, 8, 16, 0, 0, 0, 0, 4, 8, 16, 24};
+        fprintf(f, "read_warps,write_warps,read_gbps,write_gbps,i,latency_cycles\n");
+        for (int c = 0; c < 14; c++) {
+            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+            for (int rep = 0; rep < 2; rep++) {
+                CK(cudaMemset(done, 0, 132 * 128));
+                CK(cudaMemset(moved, 0, 16));
+                mix_kernel<<<132, 1024, smem>>>(a, s, d, s_bytes / 4 - 1, rep ? n : 256, rws[c], wws[c], lat, done,
+                                                moved, span, sink);
+                CK(cudaGetLastError());
+                CK(cudaDeviceSynchronize());
+            }
+            unsigned long long hm[2];
+            uint64_t hs;
+            CK(cudaMemcpy(hm, moved, 16, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&hs, span, 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(h.data(), lat, n * 4, cudaMemcpyDeviceToHost));
+            for (int i = 0; i < n; i++)
+                fprintf(f, "%d,%d,%.1f,%.1f,%d,%u\n", rws[c], wws[c], hm[0] / (double)hs, hm[1] / (double)hs, i, h[i]);
             fflush(f);
         }
     } else if (!strcmp(mode, "stream")) {

@@ -2,13 +2,13 @@
 # Builds and runs busy.cu on the first CUDA GPU.
 # Usage: tools/measure/busy/run.sh [OUTDIR]   (default $OUT, else out/ beside this script)
 # Writes: env.txt (date, GPU, clocks, versions, ptxas report, the SASS of the
-#         streaming and timed loads), lat.csv, act.csv (see busy.cu) and
+#         streaming and timed loads), lat.csv, mix.csv, stream.csv, act.csv (see busy.cu) and
 #         summary.txt (tools/measure/busy/summary.py of the two).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 measure_build busy "${1:-}"
 cuobjdump --dump-sass "$BIN" | awk '/Function :/ {p = 1} p && /Function|CS2R|LDG|STG|BAR/' >>"$ENV" 2>&1
-for m in lat stream act; do
+for m in lat mix stream act; do
     timeout 240 "$BIN" $m "$OUTDIR/$m.csv"
     echo "$m rc=$?" >>"$ENV"
 done

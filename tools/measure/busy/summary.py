@@ -9,15 +9,18 @@ from collections import OrderedDict
 d = sys.argv[1] if len(sys.argv) > 1 else "results"
 
 
+def opened(path):
+    """The CSV at path, or its gzipped copy (path.gz)."""
+    return open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt")
+
+
 def pct(xs, p):
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
 
 
 try:
     groups = OrderedDict()
-    lat = f"{d}/lat.csv"
-    fh = open(lat) if os.path.exists(lat) else gzip.open(lat + ".gz", "rt")
-    for r in csv.DictReader(fh):
+    for r in csv.DictReader(opened(f"{d}/lat.csv")):
         k = (r["case"], r["blocks"], r["b0_warps"], r["u"], r["op"], r["footprint"], r["stream_gbps"])
         groups.setdefault(k, []).append(int(r["latency_cycles"]))
     print("chase latency (SM cycles) beside streaming warps")
@@ -26,6 +29,21 @@ try:
     for k, xs in groups.items():
         xs.sort()
         print(f"{k[0]:<11}{k[1]:>7}{k[2]:>5}{k[3]:>3}{k[4]:>6}{k[5]:>6}{float(k[6]):>9.0f}"
+              f"{sum(xs) / len(xs):>8.0f}{pct(xs, 10):>6}{pct(xs, 50):>6}{pct(xs, 90):>6}{pct(xs, 99):>6}")
+except FileNotFoundError:
+    pass
+
+try:
+    groups = OrderedDict()
+    for r in csv.DictReader(opened(f"{d}/mix.csv")):
+        k = (r["read_warps"], r["write_warps"], r["read_gbps"], r["write_gbps"])
+        groups.setdefault(k, []).append(int(r["latency_cycles"]))
+    print()
+    print("chase latency (SM cycles) on a quiet SM beside read warps and write-only warps")
+    print(f"{'rd warps':>9}{'wr warps':>9}{'rd GB/s':>9}{'wr GB/s':>9}{'mean':>8}{'p10':>6}{'p50':>6}{'p90':>6}{'p99':>6}")
+    for k, xs in groups.items():
+        xs.sort()
+        print(f"{k[0]:>9}{k[1]:>9}{float(k[2]):>9.0f}{float(k[3]):>9.0f}"
               f"{sum(xs) / len(xs):>8.0f}{pct(xs, 10):>6}{pct(xs, 50):>6}{pct(xs, 90):>6}{pct(xs, 99):>6}")
 except FileNotFoundError:
     pass
