@@ -85,7 +85,10 @@ pub struct Access {
     /// structs: `"i * 12 + 4"`.
     #[serde(default)]
     pub byte: Option<String>,
-    /// Loads: names the loaded value, so that a later store can depend on it.
+    /// Loads: names the loaded value, so that a later store can depend on
+    /// it; an address, a condition or a `Let` computed from it waits for it
+    /// too, also in a later trip of a loop (a pointer chase `j = idx[j]`
+    /// runs one load at a time).
     #[serde(default)]
     pub dst: Option<String>,
     /// Stores: the loaded values the stored data is computed from; the store

@@ -234,6 +234,38 @@ mod tests {
     }
 
     #[test]
+    fn a_value_loaded_in_one_trip_of_a_loop_makes_the_next_trip_wait() {
+        // A pointer chase: each load's address is the last load's value.
+        let p = compile_with(
+            r#"[Let("j", "threadIdx.x"),
+                For(var: "s", from: "0", to: "3", body: [
+                    Load(buf: "idx", index: "j", width: "4", dst: "j"),
+                ])]"#,
+            &idx_and_a(),
+        )
+        .expect("compile");
+        let acc = accesses(&p, 0, 0);
+        assert_eq!(acc.len(), 3);
+        assert_eq!(acc[1].addrs[3], (1 << 21) + 4 * 5);
+        // Every trip's load waits for the one before (data register 0); the
+        // first waits too, conservatively: the compiler does not tell trips apart.
+        assert!(
+            acc.iter().all(|a| a.srcs == 1),
+            "{:?}",
+            acc.iter().map(|a| a.srcs).collect::<Vec<_>>()
+        );
+        // A loop whose loads do not feed its addresses keeps them independent.
+        let p = compile_with(
+            r#"[For(var: "s", from: "0", to: "3", body: [
+                    Load(buf: "idx", index: "(threadIdx.x + s) % 32", width: "4", dst: "j"),
+                ])]"#,
+            &idx_and_a(),
+        )
+        .expect("compile");
+        assert!(accesses(&p, 0, 0).iter().all(|a| a.srcs == 0));
+    }
+
+    #[test]
     fn values_of_a_buffer_without_contents_cannot_be_used() {
         let e = compile_with(
             r#"[Load(buf: "a", index: "threadIdx.x", width: "4", dst: "j"),

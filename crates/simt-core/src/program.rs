@@ -570,6 +570,65 @@ impl Compiler<'_, '_> {
                     path,
                     format!("{var} = {from}"),
                 );
+                // A value loaded in one trip and used in the next (a pointer
+                // chase: `j = idx[j]`) makes the next trip wait for it: the
+                // body is compiled again from the loop head with what each
+                // variable depends on at the end of a trip added to what it
+                // depends on at its start, until nothing more is added (at
+                // most once per data register).
+                let mark = (
+                    self.vars.len(),
+                    self.data.len(),
+                    self.ops.len(),
+                    self.waits.len(),
+                    self.sources.len(),
+                );
+                loop {
+                    let entry = self.deps.clone();
+                    self.loop_trip(var, to, step_v, slot, body, path, s)?;
+                    let mut merged = self.deps.clone();
+                    for (m, e) in merged.iter_mut().zip(&entry) {
+                        *m |= e;
+                    }
+                    let grew = merged.len() > entry.len()
+                        && merged[entry.len()..].iter().any(|&d| d != 0)
+                        || merged.iter().zip(&entry).any(|(m, e)| m != e);
+                    if !grew {
+                        self.deps = merged;
+                        break;
+                    }
+                    self.vars.truncate(mark.0);
+                    self.data.truncate(mark.1);
+                    self.ops.truncate(mark.2);
+                    self.waits.truncate(mark.3);
+                    self.sources.truncate(mark.4);
+                    self.deps = merged;
+                }
+            }
+            Stmt::Load(a) => self.mem(a, crate::MemKind::Load, path, s)?,
+            Stmt::Store(a) => self.mem(a, crate::MemKind::Store, path, s)?,
+            Stmt::Sync => {
+                self.push(OpKind::Sync, path, s.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// One compilation of a counted loop from its head: the test, the body,
+    /// the increment and the jump back.
+    #[allow(clippy::too_many_arguments)]
+    fn loop_trip(
+        &mut self,
+        var: &str,
+        to: &str,
+        step_v: i64,
+        slot: u16,
+        body: &[Stmt],
+        path: &str,
+        s: &Stmt,
+    ) -> Result<(), CompileError> {
+        {
+            {
                 let cmp = if step_v > 0 { "<" } else { ">" };
                 let cond_text = format!("{var} {cmp} ({to})");
                 let cond = self.expr(&cond_text, &format!("{path}.to"))?;
@@ -600,11 +659,6 @@ impl Compiler<'_, '_> {
                     *else_pc = exit;
                     *reconv_pc = exit;
                 }
-            }
-            Stmt::Load(a) => self.mem(a, crate::MemKind::Load, path, s)?,
-            Stmt::Store(a) => self.mem(a, crate::MemKind::Store, path, s)?,
-            Stmt::Sync => {
-                self.push(OpKind::Sync, path, s.to_string());
             }
         }
         Ok(())
