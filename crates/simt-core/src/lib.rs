@@ -263,6 +263,18 @@ mod tests {
         )
         .expect("compile");
         assert!(accesses(&p, 0, 0).iter().all(|a| a.srcs == 0));
+        // A value that reaches the address five trips later, through a chain
+        // of variables: past four passes every variable may depend on it.
+        let p = compile_with(
+            r#"[Let("b", "0"), Let("c", "0"), Let("d", "0"), Let("e", "0"), Let("f", "0"),
+                For(var: "s", from: "0", to: "7", body: [
+                    Load(buf: "idx", index: "(f + threadIdx.x) % 32", width: "4", dst: "a"),
+                    Let("f", "e"), Let("e", "d"), Let("d", "c"), Let("c", "b"), Let("b", "a"),
+                ])]"#,
+            &idx_and_a(),
+        )
+        .expect("compile");
+        assert!(accesses(&p, 0, 0).iter().all(|a| a.srcs == 1));
     }
 
     #[test]

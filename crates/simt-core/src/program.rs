@@ -583,7 +583,15 @@ impl Compiler<'_, '_> {
                     self.waits.len(),
                     self.sources.len(),
                 );
-                loop {
+                for pass in 0.. {
+                    if pass == 4 {
+                        // A long chain of variables (or loops nested deep,
+                        // each with its own) would take a pass per link:
+                        // after four, every variable may depend on every
+                        // loaded value seen so far, which no trip can add to.
+                        let all = self.deps.iter().fold(0, |m, d| m | d);
+                        self.deps.iter_mut().for_each(|d| *d = all);
+                    }
                     let entry = self.deps.clone();
                     self.loop_trip(var, to, step_v, slot, body, path, s)?;
                     let mut merged = self.deps.clone();
@@ -593,7 +601,7 @@ impl Compiler<'_, '_> {
                     let grew = merged.len() > entry.len()
                         && merged[entry.len()..].iter().any(|&d| d != 0)
                         || merged.iter().zip(&entry).any(|(m, e)| m != e);
-                    if !grew {
+                    if !grew || pass >= 4 {
                         self.deps = merged;
                         break;
                     }
