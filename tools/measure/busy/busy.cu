@@ -20,6 +20,12 @@
 //                              stream writes only (no loads) of 128 bytes
 //                              per step: per case the read and write rates
 //                              and each chase load's latency
+//         ./busy piece OUT.csv 8 Mi sectors, sp of each 256-byte piece, g bytes
+//                              apart, written 4 bytes each (a partial sector,
+//                              filled from DRAM), written whole (8 lanes), or
+//                              read 4 bytes each; per case the time of a launch
+//                              after 256 MiB of other data was read twice (median
+//                              of 3, events) and the sectors and pieces per us
 //         ./busy stream OUT.csv  the streaming warps alone, 132 or 264 blocks of
 //                              1024 threads, a fixed 2048/u iterations over
 //                              1 GiB: per case the rate (events, median of
@@ -189,6 +195,27 @@ __global__ void mix_kernel(const uint32_t* a, const float* s, float* d, uint64_t
     if (lane == 0) atomicAdd(moved + (writer ? 1 : 0), iters * 128);
 }
 
+// Sectors written (or read) in 256-byte pieces: thread t touches sector
+// t % sp of piece t / sp, the sectors of a piece g bytes apart; FULL: 8
+// lanes write the whole 32-byte sector (no fill from DRAM needed), else one
+// lane writes 4 bytes of it (a partial sector). A piece is 256 B of the
+// address space, pieces next to each other in memory.
+template <int OP>  // 0: 4-byte store, 1: 32-byte store (8 lanes), 2: 4-byte load
+__global__ void piece_kernel(float* a, int sp, int g, uint64_t n, uint32_t* sink) {
+    const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    const uint64_t lanes = OP == 1 ? 8 : 1;
+    const uint64_t u = t / lanes;  // the sector's number
+    if (u >= n) return;
+    const uint64_t byte = (u / sp) * 256 + (u % sp) * g + (t % lanes) * 4;
+    float* p = a + byte / 4;
+    if (OP == 2) {
+        float v = *p;
+        if (v == 1234.5f) sink[4] = 1;
+    } else {
+        *p = 1.f;
+    }
+}
+
 // Streaming warps alone, a fixed number of iterations: each warp loads U
 // pieces of 128 consecutive bytes (plain loads), then stores them (COPY) or
 // adds them up; lane 0 times each iteration from before its loads to after
@@ -265,7 +292,7 @@ __global__ void act_kernel(const uint32_t* a, uint64_t chunk_mask, int lg, int p
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: busy lat|mix|stream|act OUT.csv\n");
+        fprintf(stderr, "usage: busy lat|mix|piece|stream|act OUT.csv\n");
         return 2;
     }
     const char* mode = argv[1];
@@ -419,6 +446,50 @@ int main(int argc, char** argv) {
                 fprintf(f, "%d,%d,%.1f,%.1f,%d,%u\n", rws[c], wws[c], hm[0] / (double)hs, hm[1] / (double)hs, i, h[i]);
             fflush(f);
         }
+    } else if (!strcmp(mode, "piece")) {
+        const uint64_t bytes = 8ull << 30;
+        float* a;
+        CK(cudaMalloc(&a, bytes));
+        CK(cudaMemset(a, 0, bytes));
+        float* junk;
+        CK(cudaMalloc(&junk, 256u << 20));
+        CK(cudaMemset(junk, 0, 256u << 20));
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        const uint64_t n = 8u << 20;  // sectors per launch
+        fprintf(f, "op,sectors_per_piece,gap,sectors,pieces,ms,sectors_per_us,pieces_per_us\n");
+        const int sps[] = {1, 2, 2, 2, 4, 4, 8};
+        const int gs[] = {0, 32, 64, 128, 32, 64, 32};
+        for (int op = 0; op < 3; op++)
+            for (int c = 0; c < 7; c++) {
+                std::vector<float> ms;
+                for (int rep = 0; rep < 4; rep++) {
+                    // A clean L2 each time: 256 MiB of other data read twice, so that
+                    // no line of ours is cached and none is dirty (only the kernel's
+                    // own lines are written back during it).
+                    read_all<<<1056, 512>>>((const uint32_t*)junk, (256u << 20) / 4, sink);
+                    read_all<<<1056, 512>>>((const uint32_t*)junk, (256u << 20) / 4, sink);
+                    uint64_t threads = n * (op == 1 ? 8 : 1);
+                    CK(cudaEventRecord(e0));
+                    if (op == 0) piece_kernel<0><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
+                    else if (op == 1) piece_kernel<1><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
+                    else piece_kernel<2><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
+                    CK(cudaEventRecord(e1));
+                    CK(cudaGetLastError());
+                    CK(cudaEventSynchronize(e1));
+                    float t;
+                    CK(cudaEventElapsedTime(&t, e0, e1));
+                    if (rep) ms.push_back(t);
+                }
+                std::sort(ms.begin(), ms.end());
+                double m = ms[ms.size() / 2];
+                uint64_t pieces = n / sps[c];
+                fprintf(f, "%s,%d,%d,%llu,%llu,%.4f,%.1f,%.1f\n", op == 0 ? "store4" : op == 1 ? "store32" : "load4",
+                        sps[c], gs[c], (unsigned long long)n, (unsigned long long)pieces, m, n / (m * 1e3),
+                        pieces / (m * 1e3));
+                fflush(f);
+            }
     } else if (!strcmp(mode, "stream")) {
         const uint64_t s_bytes = 1ull << 30;
         float *s, *d, *fsink;
