@@ -90,6 +90,24 @@ __global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
     if (s == 0x12345678) sink[0] = s;
 }
 
+// n dependent loads along the chain from `line`, each one's latency to lat,
+// the chase's span to span[0]; then every block's done flag is raised.
+__device__ void chase_then_release(const uint32_t* a, uint32_t line, int n, uint32_t* lat, volatile int* done,
+                                   uint64_t* span, uint32_t* sink) {
+    uint64_t g0 = gtime();
+    for (int i = 0; i < n; i++) {
+        long long t0 = clk();
+        uint32_t x = ld_cg(a + (uint64_t)line * 32);
+        sink[i & 1023] = x;
+        long long t1 = clk();
+        line = x;
+        lat[i] = (uint32_t)(t1 - t0);
+    }
+    span[0] = gtime() - g0;
+    __threadfence();
+    for (int b = 0; b < gridDim.x; b++) done[b * 32] = 1;
+}
+
 // Warp 0 of block 0 chases; block 0's warps 1..b0w stream (none: a quiet SM);
 // every other block's warps 0..warps-1 stream. A streaming warp reads 128
 // consecutive bytes per load (lane i the i-th float, default caching as a
@@ -102,19 +120,7 @@ __global__ void lat_kernel(const uint32_t* a, uint32_t start, const float* s, fl
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (blockIdx.x == 0 && w == 0) {
         if (lane != 0) return;
-        uint64_t g0 = gtime();
-        uint32_t line = start;
-        for (int i = 0; i < n; i++) {
-            long long t0 = clk();
-            uint32_t x = ld_cg(a + (uint64_t)line * 32);
-            sink[i & 1023] = x;
-            long long t1 = clk();
-            line = x;
-            lat[i] = (uint32_t)(t1 - t0);
-        }
-        span[0] = gtime() - g0;
-        __threadfence();
-        for (int b = 0; b < gridDim.x; b++) done[b * 32] = 1;
+        chase_then_release(a, start, n, lat, done, span, sink);
         return;
     }
     if (blockIdx.x == 0 ? w > b0w : w >= warps) return;
@@ -156,19 +162,7 @@ __global__ void mix_kernel(const uint32_t* a, const float* s, float* d, uint64_t
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (blockIdx.x == 0) {
         if (w != 0 || lane != 0) return;
-        uint64_t g0 = gtime();
-        uint32_t line = n > 256 ? 777u : 4000001u;
-        for (int i = 0; i < n; i++) {
-            long long t0 = clk();
-            uint32_t x = ld_cg(a + (uint64_t)line * 32);
-            sink[i & 1023] = x;
-            long long t1 = clk();
-            line = x;
-            lat[i] = (uint32_t)(t1 - t0);
-        }
-        span[0] = gtime() - g0;
-        __threadfence();
-        for (int b = 0; b < gridDim.x; b++) done[b * 32] = 1;
+        chase_then_release(a, n > 256 ? 777u : 4000001u, n, lat, done, span, sink);
         return;
     }
     if (w >= rw + ww) return;
