@@ -544,11 +544,7 @@ impl Compiler<'_, '_> {
                 }
             }
             Stmt::For {
-                var,
-                from,
-                to,
-                step,
-                body,
+                var, from, step, ..
             } => {
                 let step_text = step.clone().unwrap_or_else(|| "1".into());
                 let step_v = self.const_expr(&step_text, &format!("{path}.step"))?;
@@ -593,14 +589,15 @@ impl Compiler<'_, '_> {
                         self.deps.iter_mut().for_each(|d| *d = all);
                     }
                     let entry = self.deps.clone();
-                    self.loop_trip(var, to, step_v, slot, body, path, s)?;
+                    self.loop_trip(s, slot, step_v, path)?;
                     let mut merged = self.deps.clone();
                     for (m, e) in merged.iter_mut().zip(&entry) {
                         *m |= e;
                     }
-                    let grew = merged.len() > entry.len()
-                        && merged[entry.len()..].iter().any(|&d| d != 0)
-                        || merged.iter().zip(&entry).any(|(m, e)| m != e);
+                    let grew = merged
+                        .iter()
+                        .enumerate()
+                        .any(|(i, &m)| m != entry.get(i).copied().unwrap_or(0));
                     if !grew || pass >= 4 {
                         self.deps = merged;
                         break;
@@ -622,52 +619,47 @@ impl Compiler<'_, '_> {
         Ok(())
     }
 
-    /// One compilation of a counted loop from its head: the test, the body,
-    /// the increment and the jump back.
-    #[allow(clippy::too_many_arguments)]
+    /// One compilation of the counted loop `s` from its head: the test,
+    /// the body, the increment of its variable (`slot`) and the jump back.
     fn loop_trip(
         &mut self,
-        var: &str,
-        to: &str,
-        step_v: i64,
-        slot: u16,
-        body: &[Stmt],
-        path: &str,
         s: &Stmt,
+        slot: u16,
+        step_v: i64,
+        path: &str,
     ) -> Result<(), CompileError> {
+        let Stmt::For { var, to, body, .. } = s else {
+            unreachable!("loop_trip compiles a For");
+        };
+        let cmp = if step_v > 0 { "<" } else { ">" };
+        let cond_text = format!("{var} {cmp} ({to})");
+        let cond = self.expr(&cond_text, &format!("{path}.to"))?;
+        let w = self.deps_of(&cond);
+        let head = self.push_waiting(
+            OpKind::Branch {
+                cond,
+                else_pc: 0,
+                reconv_pc: 0,
+            },
+            w,
+            path,
+            s.to_string(),
+        );
+        self.block(body, &format!("{path}.body"))?;
+        let inc = self.expr(&format!("{var} + ({step_v})"), path)?;
+        self.push(
+            OpKind::Set { slot, expr: inc },
+            path,
+            format!("{var} += {step_v}"),
+        );
+        self.push(OpKind::Jump { pc: head }, path, "loop".into());
+        let exit = self.ops.len() as u32;
+        if let OpKind::Branch {
+            else_pc, reconv_pc, ..
+        } = &mut self.ops[head as usize]
         {
-            {
-                let cmp = if step_v > 0 { "<" } else { ">" };
-                let cond_text = format!("{var} {cmp} ({to})");
-                let cond = self.expr(&cond_text, &format!("{path}.to"))?;
-                let w = self.deps_of(&cond);
-                let head = self.push_waiting(
-                    OpKind::Branch {
-                        cond,
-                        else_pc: 0,
-                        reconv_pc: 0,
-                    },
-                    w,
-                    path,
-                    s.to_string(),
-                );
-                self.block(body, &format!("{path}.body"))?;
-                let inc = self.expr(&format!("{var} + ({step_v})"), path)?;
-                self.push(
-                    OpKind::Set { slot, expr: inc },
-                    path,
-                    format!("{var} += {step_v}"),
-                );
-                self.push(OpKind::Jump { pc: head }, path, "loop".into());
-                let exit = self.ops.len() as u32;
-                if let OpKind::Branch {
-                    else_pc, reconv_pc, ..
-                } = &mut self.ops[head as usize]
-                {
-                    *else_pc = exit;
-                    *reconv_pc = exit;
-                }
-            }
+            *else_pc = exit;
+            *reconv_pc = exit;
         }
         Ok(())
     }

@@ -284,6 +284,47 @@ __global__ void act_kernel(const uint32_t* a, uint64_t chunk_mask, int lg, int p
     if (acc == 0x12345678) sink[3] = acc;
 }
 
+// The buffers the lat and mix modes share: the 1 GiB chain, two 1 GiB
+// stream buffers, 256 MiB of other data (to empty the L2 of the chain), the
+// chase's latencies, the per-block done flags (one line each), the streams'
+// byte counts (reads, writes) and the chase's span.
+struct Chase {
+    uint32_t* a;
+    float *s, *d;
+    uint32_t *junk, *lat;
+    int* done;
+    unsigned long long* moved;
+    uint64_t* span;
+    uint64_t s_bytes;
+    int n;
+};
+
+Chase chase_setup() {
+    Chase k;
+    k.n = 1 << 14;
+    k.s_bytes = 1ull << 30;
+    CK(cudaMalloc(&k.a, (size_t)LINES * 128));
+    fill_chain<<<1024, 256>>>(k.a);
+    CK(cudaGetLastError());
+    CK(cudaMalloc(&k.s, k.s_bytes));
+    CK(cudaMalloc(&k.d, k.s_bytes));
+    CK(cudaMemset(k.s, 0, k.s_bytes));
+    CK(cudaMemset(k.d, 0, k.s_bytes));
+    CK(cudaMalloc(&k.junk, 256u << 20));
+    CK(cudaMemset(k.junk, 1, 256u << 20));
+    CK(cudaMalloc(&k.lat, k.n * 4));
+    CK(cudaMalloc(&k.done, 132 * 128));
+    CK(cudaMalloc(&k.moved, 16));
+    CK(cudaMalloc(&k.span, 8));
+    return k;
+}
+
+// Empties the L2 of everything but `junk`'s lines (256 MiB read twice), none dirty.
+void flush_l2(const uint32_t* junk, uint32_t* sink) {
+    read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+    read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+}
+
 int main(int argc, char** argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: busy lat|mix|piece|stream|act OUT.csv\n");
@@ -298,28 +339,15 @@ int main(int argc, char** argv) {
     uint32_t* sink;
     CK(cudaMalloc(&sink, 4096 * 4));
     if (!strcmp(mode, "lat")) {
-        uint32_t* a;
-        CK(cudaMalloc(&a, (size_t)LINES * 128));
-        fill_chain<<<1024, 256>>>(a);
-        CK(cudaGetLastError());
-        const uint64_t s_bytes = 1ull << 30;
-        float *s, *d;
-        CK(cudaMalloc(&s, s_bytes));
-        CK(cudaMalloc(&d, s_bytes));
-        CK(cudaMemset(s, 0, s_bytes));
-        CK(cudaMemset(d, 0, s_bytes));
-        const int n = 1 << 14;
-        uint32_t* lat;
-        int* done;
-        unsigned long long* moved;
-        uint64_t* span;
-        CK(cudaMalloc(&lat, n * 4));
-        CK(cudaMalloc(&done, 132 * 128));
-        uint32_t* junk;
-        CK(cudaMalloc(&junk, 256u << 20));
-        CK(cudaMemset(junk, 1, 256u << 20));
-        CK(cudaMalloc(&moved, 8));
-        CK(cudaMalloc(&span, 8));
+        const Chase k = chase_setup();
+        uint32_t* a = k.a;
+        float *s = k.s, *d = k.d;
+        uint32_t *junk = k.junk, *lat = k.lat;
+        int* done = k.done;
+        unsigned long long* moved = k.moved;
+        uint64_t* span = k.span;
+        const uint64_t s_bytes = k.s_bytes;
+        const int n = k.n;
         // 120 KiB of shared memory per block: one block per SM (228 KiB per SM).
         const int smem = 120 << 10;
         auto setup = [&](const void* k) {
@@ -359,8 +387,7 @@ int main(int argc, char** argv) {
         for (const Case& c : cases) {
             // No line of the chain left in the L2 by the case before (reading
             // 256 MiB twice replaces every line).
-            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
-            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+            flush_l2(junk, sink);
             for (int rep = 0; rep < 2; rep++) {  // the first launch (another part of the chain) warms up
                 CK(cudaMemset(done, 0, 132 * 128));
                 CK(cudaMemset(moved, 0, 8));
@@ -392,28 +419,15 @@ int main(int argc, char** argv) {
             fflush(f);
         }
     } else if (!strcmp(mode, "mix")) {
-        uint32_t* a;
-        CK(cudaMalloc(&a, (size_t)LINES * 128));
-        fill_chain<<<1024, 256>>>(a);
-        CK(cudaGetLastError());
-        const uint64_t s_bytes = 1ull << 30;
-        float *s, *d;
-        CK(cudaMalloc(&s, s_bytes));
-        CK(cudaMalloc(&d, s_bytes));
-        CK(cudaMemset(s, 0, s_bytes));
-        CK(cudaMemset(d, 0, s_bytes));
-        uint32_t* junk;
-        CK(cudaMalloc(&junk, 256u << 20));
-        CK(cudaMemset(junk, 1, 256u << 20));
-        const int n = 1 << 14;
-        uint32_t* lat;
-        int* done;
-        unsigned long long* moved;
-        uint64_t* span;
-        CK(cudaMalloc(&lat, n * 4));
-        CK(cudaMalloc(&done, 132 * 128));
-        CK(cudaMalloc(&moved, 16));
-        CK(cudaMalloc(&span, 8));
+        const Chase k = chase_setup();
+        uint32_t* a = k.a;
+        float *s = k.s, *d = k.d;
+        uint32_t *junk = k.junk, *lat = k.lat;
+        int* done = k.done;
+        unsigned long long* moved = k.moved;
+        uint64_t* span = k.span;
+        const uint64_t s_bytes = k.s_bytes;
+        const int n = k.n;
         const int smem = 120 << 10;
         CK(cudaFuncSetAttribute((const void*)mix_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         std::vector<uint32_t> h(n);
@@ -421,8 +435,7 @@ int main(int argc, char** argv) {
         const int wws[] = {0, 1, 2, 4, 8, 16, 0, 0, 0, 0, 4, 8, 16, 24};
         fprintf(f, "read_warps,write_warps,read_gbps,write_gbps,i,latency_cycles\n");
         for (int c = 0; c < 14; c++) {
-            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
-            read_all<<<1056, 512>>>(junk, (256u << 20) / 4, sink);
+            flush_l2(junk, sink);
             for (int rep = 0; rep < 2; rep++) {
                 CK(cudaMemset(done, 0, 132 * 128));
                 CK(cudaMemset(moved, 0, 16));
@@ -462,8 +475,7 @@ int main(int argc, char** argv) {
                     // A clean L2 each time: 256 MiB of other data read twice, so that
                     // no line of ours is cached and none is dirty (only the kernel's
                     // own lines are written back during it).
-                    read_all<<<1056, 512>>>((const uint32_t*)junk, (256u << 20) / 4, sink);
-                    read_all<<<1056, 512>>>((const uint32_t*)junk, (256u << 20) / 4, sink);
+                    flush_l2((const uint32_t*)junk, sink);
                     uint64_t threads = n * (op == 1 ? 8 : 1);
                     CK(cudaEventRecord(e0));
                     if (op == 0) piece_kernel<0><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
