@@ -118,6 +118,14 @@ pub struct DramSpec {
     /// have passed. 0 (the default): at its time.
     #[serde(default)]
     pub refresh_postpone: u32,
+    /// The controller closes a row once a write request's last access to
+    /// it is done (a write with auto-precharge): the next access to the
+    /// bank activates a row again, even the same one. A request is what
+    /// the L2 writes back of one line (or, without an L2, one store
+    /// transaction). Off (the default): rows stay open until another row
+    /// of the bank is wanted.
+    #[serde(default)]
+    pub close_after_write: bool,
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
@@ -259,6 +267,10 @@ struct Op {
     refresh: bool,
 }
 
+/// The row an access with auto-precharge leaves: none (no access finds it
+/// open).
+const CLOSED: u64 = u64::MAX - 1;
+
 impl Op {
     /// Earliest precharge after this access: its end for a read, write
     /// recovery after its column command for a write.
@@ -326,17 +338,20 @@ impl BankTiming {
 }
 
 impl Bank {
-    /// Books a column access (a write if `write`) to `row` ready at `t`; the
+    /// Books a column access (a write if `write`, one that closes its row
+    /// after it if `close`) to `row` ready at `t`; the
     /// activation, if any, is placed on `acts` (four per tFAW).
     /// `bus_cas(c)` is when the data bus lets a column command wanted at
     /// `c` go (its burst waits for room): the booking spans the bank until
     /// then, so that no later booking of the bank overlaps it. Returns the
     /// time the column command is wanted (what the bus is then booked
     /// with) and whether the row was open.
+    #[allow(clippy::too_many_arguments)]
     fn book(
         &mut self,
         row: u64,
         write: bool,
+        close: bool,
         t: u64,
         k: &BankTiming,
         acts: &mut Calendar,
@@ -379,6 +394,12 @@ impl Bank {
             let (cas, hit, pre, act_at) = match prev {
                 Some(p) if p.refresh => (g0 + k.t_rcd, false, g0, g0),
                 Some(p) if p.row == row => (g0, true, g0, 0),
+                // Closed by the access before (auto-precharge): its
+                // precharge went as early as it could.
+                Some(p) if p.row == CLOSED => {
+                    let act_at = g0.max(p.recover(k).max(p.act + k.t_ras) + k.t_rp);
+                    (act_at + k.t_rcd, false, act_at, act_at)
+                }
                 Some(p) => {
                     let pre = g0.max(p.act + k.t_ras).max(p.recover(k));
                     (pre + k.t_rp + k.t_rcd, false, pre, pre + k.t_rp)
@@ -401,7 +422,7 @@ impl Bank {
                 // The next booking keeps its row (it finds this one's
                 // open, or precharges after this one's recovery), and
                 // starts after this one ends.
-                Some(n) if n.hit => end <= n.begin && n.row == row,
+                Some(n) if n.hit => end <= n.begin && n.row == row && !close,
                 Some(n) => end + k.recovery(write) <= n.begin,
             };
             // Last in line and reaching past the next refresh not yet
@@ -442,7 +463,7 @@ impl Bank {
             let op = Op {
                 begin: pre,
                 end: cas + k.col,
-                row,
+                row: if close { CLOSED } else { row },
                 act,
                 hit,
                 write,
@@ -592,8 +613,9 @@ struct Channel {
     acts: Calendar,
     last_write: bool,
     banks: Vec<Bank>,
-    /// Writes accepted and not yet issued: (channel, bank, row).
-    writes: Vec<(usize, usize, u64)>,
+    /// Writes accepted and not yet issued: (channel, bank, row), and
+    /// whether the write closes its row.
+    writes: Vec<((usize, usize, u64), bool)>,
     /// Read scheduler queue entries.
     reads_q: Pool,
     /// Latest acceptance time of the writes queued now.
@@ -835,7 +857,15 @@ impl Dram {
         self.ch[c].catch_up(self.advanced)
     }
 
-    fn access_at(&mut self, (c, b, row): (usize, usize, u64), now: u64, write: bool) -> u64 {
+    /// Books one access to `(channel, bank, row)` at `now`; `close`: a
+    /// write that leaves its row closed.
+    fn access_at(
+        &mut self,
+        (c, b, row): (usize, usize, u64),
+        now: u64,
+        write: bool,
+        close: bool,
+    ) -> u64 {
         let t = self.advanced;
         let ch = self.ch[c].catch_up(t);
         ch.banks[b].advance(t, now);
@@ -846,9 +876,10 @@ impl Dram {
         };
         let (t_cl, burst) = (self.t_cl, self.burst);
         let bus = &ch.bus;
-        let (cas, hit) = ch.banks[b].book(row, write, now, &self.bank, &mut ch.acts, |cas| {
-            bus.peek(cas + t_cl, burst + turnaround) - burst - t_cl
-        });
+        let (cas, hit) =
+            ch.banks[b].book(row, write, close, now, &self.bank, &mut ch.acts, |cas| {
+                bus.peek(cas + t_cl, burst + turnaround) - burst - t_cl
+            });
         if hit {
             self.stats.row_hits += 1;
         } else {
@@ -895,7 +926,7 @@ impl Dram {
                     at
                 }
             };
-            let d = self.access_at(m, at, false);
+            let d = self.access_at(m, at, false, false);
             end = end.max(d);
             done = done.max(d);
         }
@@ -912,9 +943,11 @@ impl Dram {
     /// accepted once the work on its channel's bus ahead of it (booked, or
     /// queued) has fallen below that many bursts. `partial`: the bytes do not cover
     /// whole atoms, which a [`PartialWrite::ReadModifyWrite`] memory first
-    /// reads. Writes are issued in batches of `write_drain` per channel;
-    /// [`Dram::drain`] issues what is left.
-    pub fn write(&mut self, addr: u64, bytes: u32, partial: bool, now: u64) -> u64 {
+    /// reads. `last`: the request's last access (with
+    /// [`DramSpec::close_after_write`], it closes its row). Writes are
+    /// issued in batches of `write_drain` per channel; [`Dram::drain`]
+    /// issues what is left.
+    pub fn write(&mut self, addr: u64, bytes: u32, partial: bool, last: bool, now: u64) -> u64 {
         let (first, n) = self.atoms(addr, bytes);
         let a = self.spec.access_bytes as u64;
         let rmw = partial && self.spec.partial_write == PartialWrite::ReadModifyWrite;
@@ -932,12 +965,13 @@ impl Dram {
 
             if rmw {
                 // The merge needs the old atom first.
-                at = self.access_at(m, at, false);
+                at = self.access_at(m, at, false, false);
                 self.stats.bytes_read += a;
                 self.stats.read_modify_writes += 1;
             }
             accepted = accepted.max(at);
-            self.ch[c].writes.push(m);
+            let close = last && i + 1 == n && self.spec.close_after_write;
+            self.ch[c].writes.push((m, close));
             self.ch[c].batch_at = self.ch[c].batch_at.max(at);
             self.stats.bytes_written += a;
             if self.ch[c].writes.len() >= self.spec.write_drain as usize {
@@ -953,14 +987,14 @@ impl Dram {
         // The controller issues the batch row by row (first-ready: writes
         // to an open row go together), so a batch pays one activation per
         // distinct bank and row, not one per change of row in arrival order.
-        q.sort_by_key(|&(_, b, row)| (b, row));
+        q.sort_by_key(|&((_, b, row), _)| (b, row));
         // Bring the bookings of every bank the batch goes to into the
         // host's caches first, so that fetching them overlaps.
-        for w in &q {
+        for (w, _) in &q {
             self.ch[c].banks[w.1].prefetch();
         }
-        for w in &q {
-            self.access_at(*w, now, true);
+        for &(w, close) in &q {
+            self.access_at(w, now, true, close);
         }
         self.ch[c].writes = q;
         self.ch[c].writes.clear();
@@ -1018,6 +1052,7 @@ mod tests {
             t_refi_ns: 0.0,
             t_rfc_ns: 0.0,
             refresh_postpone: 0,
+            close_after_write: false,
             partial_write: PartialWrite::Masked,
             ecc_overhead: 0.0,
         }
@@ -1283,7 +1318,7 @@ mod tests {
                     c == c0 && b == b0 && r != r0
                 })
                 .unwrap();
-            d.write(0, 32, false, 0);
+            d.write(0, 32, false, true, 0);
             assert_eq!(d.drain(0), 24_000);
             d.read(other, 32, 24_000)
         };
@@ -1323,7 +1358,7 @@ mod tests {
         let mut d = Dram::new(spec());
         d.read(16, 64, 0); // bytes 16..80 touch three 32-byte atoms
         assert_eq!(d.stats().bytes_read, 96);
-        d.write(0, 32, false, 0);
+        d.write(0, 32, false, true, 0);
         assert_eq!(d.stats().bytes_written, 32);
     }
 
@@ -1350,7 +1385,7 @@ mod tests {
         // the queue (4 writes) fills, so later ones wait for the bus.
         let mut last = 0;
         for i in 0..100u64 {
-            last = d.write((i % 8) * 32, 32, false, 0);
+            last = d.write((i % 8) * 32, 32, false, true, 0);
         }
         let end = d.drain(last);
         assert!(last > 0, "the queue pushed back");
@@ -1364,13 +1399,37 @@ mod tests {
     }
 
     #[test]
+    fn a_write_request_that_closes_its_row_makes_the_next_one_activate_again() {
+        // Two requests of two atoms each, all four in one row of one bank
+        // (the 256-byte interleave, 2 KiB rows): with the row left open the
+        // first atom activates and the other three find it open; closed
+        // after each request, the second request activates again.
+        for (close, misses) in [(false, 1), (true, 2)] {
+            let mut d = Dram::new(DramSpec {
+                close_after_write: close,
+                ..spec()
+            });
+            for (addr, last) in [(0, false), (32, true), (64, false), (96, true)] {
+                d.write(addr, 32, false, last, 0);
+            }
+            d.drain(0);
+            let s = d.stats();
+            assert_eq!(
+                (s.row_misses, s.row_hits),
+                (misses, 4 - misses),
+                "close {close}"
+            );
+        }
+    }
+
+    #[test]
     fn read_modify_write_reads_the_atom_first() {
         let mut d = Dram::new(DramSpec {
             partial_write: PartialWrite::ReadModifyWrite,
             ..spec()
         });
-        d.write(0, 8, true, 0);
-        d.write(32, 32, false, 0);
+        d.write(0, 8, true, true, 0);
+        d.write(32, 32, false, true, 0);
         d.drain(0);
         let s = d.stats();
         assert_eq!(
@@ -1400,18 +1459,24 @@ mod tests {
         let (a, b) = (1, 2);
         // Row a opens (column at 10 ns); the miss to row b is queued and
         // begins its precharge at 30 ns (tRAS after a's activation).
-        assert_eq!(bank.book(a, false, 0, &k, &mut acts, now), (10_000, false));
-        assert_eq!(bank.book(b, false, 0, &k, &mut acts, now), (50_000, false));
+        assert_eq!(
+            bank.book(a, false, false, 0, &k, &mut acts, now),
+            (10_000, false)
+        );
+        assert_eq!(
+            bank.book(b, false, false, 0, &k, &mut acts, now),
+            (50_000, false)
+        );
         // A read of row a arriving at 29 ns finds a still open and b's
         // precharge not begun: first-ready serves it as a hit, one column
         // slot more of the bank's work (after b's, at 52 ns), where a
         // first-come controller would reopen a after b (at 90 ns).
         assert_eq!(
-            bank.book(a, false, 29_000, &k, &mut acts, now),
+            bank.book(a, false, false, 29_000, &k, &mut acts, now),
             (52_000, true)
         );
         // Once b's precharge has begun, a is closed: a row miss.
-        let (_, hit) = bank.book(a, false, 31_000, &k, &mut acts, now);
+        let (_, hit) = bank.book(a, false, false, 31_000, &k, &mut acts, now);
         assert!(!hit);
         // A write does not join a read batch, and without first-ready
         // scheduling neither does a read.
@@ -1419,9 +1484,9 @@ mod tests {
             let k = BankTiming { first_ready, ..k };
             let mut acts = Calendar::new(4_000, 4);
             let mut bank = Bank::default();
-            bank.book(a, false, 0, &k, &mut acts, now);
-            bank.book(b, false, 0, &k, &mut acts, now);
-            let (_, hit) = bank.book(a, write, 29_000, &k, &mut acts, now);
+            bank.book(a, false, false, 0, &k, &mut acts, now);
+            bank.book(b, false, false, 0, &k, &mut acts, now);
+            let (_, hit) = bank.book(a, write, false, 29_000, &k, &mut acts, now);
             assert!(!hit);
         }
     }
@@ -1464,8 +1529,8 @@ mod tests {
                         early.ops.pop_front();
                     }
                 }
-                let a = late.book(row, write, now, &k, &mut acts_l, |c| c);
-                let b = early.book(row, write, now, &k, &mut acts_e, |c| c);
+                let a = late.book(row, write, false, now, &k, &mut acts_l, |c| c);
+                let b = early.book(row, write, false, now, &k, &mut acts_e, |c| c);
                 prop_assert_eq!(a, b);
                 let n = early.ops.len();
                 prop_assert!(late.ops.len() >= n);
@@ -1497,7 +1562,7 @@ mod tests {
     fn a_bank_holds_one_access_at_a_time() {
         use proptest::prelude::*;
         let reqs = prop::collection::vec((0u64..1 << 16, 0u64..200_000, any::<bool>()), 1..300);
-        proptest!(|(reqs in reqs, wr in 0.0f64..30.0, refresh in 0u32..3)| {
+        proptest!(|(reqs in reqs, wr in 0.0f64..30.0, refresh in 0u32..3, close in any::<bool>())| {
             // No refresh, refreshes at their time, or put off.
             let (t_refi_ns, t_rfc_ns) = if refresh > 0 { (2000.0, 150.0) } else { (0.0, 0.0) };
             let mut d = Dram::new(DramSpec {
@@ -1505,11 +1570,12 @@ mod tests {
                 t_refi_ns,
                 t_rfc_ns,
                 refresh_postpone: if refresh == 2 { 8 } else { 0 },
+                close_after_write: close,
                 ..spec()
             });
             for (addr, now, write) in reqs {
                 if write {
-                    d.write(addr / 32 * 32, 32, false, now);
+                    d.write(addr / 32 * 32, 32, false, true, now);
                 } else {
                     d.read(addr, 32, now);
                 }
@@ -1518,6 +1584,8 @@ mod tests {
             for ch in &d.ch {
                 for bank in &ch.banks {
                     for (a, b) in bank.ops.iter().zip(bank.ops.iter().skip(1)) {
+                        // No access finds a row open that a write closed.
+                        prop_assert!(!(b.hit && a.row == CLOSED), "{b:?} hits after {a:?}");
                         // A refresh begins with the bank's row closed.
                         let free = if b.hit {
                             a.end

@@ -337,6 +337,8 @@ impl L2 {
         let p = self.per_write;
         let mut accepted = t;
         let mut s = 0u8;
+        // The line's write-back is one request to the controller.
+        let last = 7 - v.dirty.leading_zeros() as u8;
         while s < 4 {
             let group = (((1u16 << p) - 1) << s) as u8;
             if v.dirty & group != 0 {
@@ -347,6 +349,7 @@ impl L2 {
                     v.line + 32 * s as u64,
                     p as u32 * 32,
                     partial,
+                    s + p > last,
                     t + self.mem_half_ps,
                 ));
             }

@@ -1281,19 +1281,27 @@ impl<'a> Simulation<'a> {
                 // transaction, byte-masked.
                 let mut acc = arrive;
                 if r.size == 32 {
+                    let last = 7 - r.sectors.leading_zeros() as u64;
                     for s in 0..4 {
                         if r.sectors >> s & 1 == 1 {
                             let partial = bytes[s as usize] != u32::MAX;
-                            acc = acc.max(self.dram.write(r.line + 32 * s, 32, partial, arrive));
+                            let w =
+                                self.dram
+                                    .write(r.line + 32 * s, 32, partial, s == last, arrive);
+                            acc = acc.max(w);
                         }
                     }
                 } else {
                     let first = r.sectors.trailing_zeros() as usize;
                     let n = r.size as usize / 32;
                     let partial = bytes[first..first + n].iter().any(|&b| b != u32::MAX);
-                    acc =
-                        self.dram
-                            .write(r.line + 32 * first as u64, r.size as u32, partial, arrive);
+                    acc = self.dram.write(
+                        r.line + 32 * first as u64,
+                        r.size as u32,
+                        partial,
+                        true,
+                        arrive,
+                    );
                 }
                 acc
             }
