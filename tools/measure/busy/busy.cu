@@ -25,7 +25,9 @@
 //                              filled from DRAM), written whole (8 lanes), or
 //                              read 4 bytes each; per case the time of a launch
 //                              after 256 MiB of other data was read twice (median
-//                              of 3, events) and the sectors and pieces per us
+//                              of 3, events) and the sectors and pieces per us;
+//                              `piece OUT.csv 4` adds rmw4: 4 bytes read, then
+//                              written back (seed 002's a[i] = a[i] + 1)
 //         ./busy stream OUT.csv  the streaming warps alone, 132 or 264 blocks of
 //                              1024 threads, a fixed 2048/u iterations over
 //                              1 GiB: per case the rate (events, median of
@@ -194,7 +196,9 @@ __global__ void mix_kernel(const uint32_t* a, const float* s, float* d, uint64_t
 // lanes write the whole 32-byte sector (no fill from DRAM needed), else one
 // lane writes 4 bytes of it (a partial sector). A piece is 256 B of the
 // address space, pieces next to each other in memory.
-template <int OP>  // 0: 4-byte store, 1: 32-byte store (8 lanes), 2: 4-byte load
+// OP 3 reads the 4 bytes and writes them back plus one (seed 002's a[i] = a[i] + 1):
+// the sector is fetched whole before the write, so its line leaves the L2 whole.
+template <int OP>  // 0: 4-byte store, 1: 32-byte store (8 lanes), 2: 4-byte load, 3: load, then store
 __global__ void piece_kernel(float* a, int sp, int g, uint64_t n, uint32_t* sink) {
     const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     const uint64_t lanes = OP == 1 ? 8 : 1;
@@ -205,6 +209,8 @@ __global__ void piece_kernel(float* a, int sp, int g, uint64_t n, uint32_t* sink
     if (OP == 2) {
         float v = *p;
         if (v == 1234.5f) sink[4] = 1;
+    } else if (OP == 3) {
+        *p = *p + 1.f;
     } else {
         *p = 1.f;
     }
@@ -468,7 +474,8 @@ int main(int argc, char** argv) {
         fprintf(f, "op,sectors_per_piece,gap,sectors,pieces,ms,sectors_per_us,pieces_per_us\n");
         const int sps[] = {1, 2, 2, 2, 4, 4, 8};
         const int gs[] = {0, 32, 64, 128, 32, 64, 32};
-        for (int op = 0; op < 3; op++)
+        const int ops = argc > 3 ? atoi(argv[3]) : 3;  // `piece OUT.csv 4` adds op 3
+        for (int op = 0; op < ops; op++)
             for (int c = 0; c < 7; c++) {
                 std::vector<float> ms;
                 for (int rep = 0; rep < 4; rep++) {
@@ -480,7 +487,8 @@ int main(int argc, char** argv) {
                     CK(cudaEventRecord(e0));
                     if (op == 0) piece_kernel<0><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
                     else if (op == 1) piece_kernel<1><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
-                    else piece_kernel<2><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
+                    else if (op == 2) piece_kernel<2><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
+                    else piece_kernel<3><<<(threads + 255) / 256, 256>>>(a, sps[c], gs[c], n, sink);
                     CK(cudaEventRecord(e1));
                     CK(cudaGetLastError());
                     CK(cudaEventSynchronize(e1));
@@ -491,7 +499,7 @@ int main(int argc, char** argv) {
                 std::sort(ms.begin(), ms.end());
                 double m = ms[ms.size() / 2];
                 uint64_t pieces = n / sps[c];
-                fprintf(f, "%s,%d,%d,%llu,%llu,%.4f,%.1f,%.1f\n", op == 0 ? "store4" : op == 1 ? "store32" : "load4",
+                fprintf(f, "%s,%d,%d,%llu,%llu,%.4f,%.1f,%.1f\n", op == 0 ? "store4" : op == 1 ? "store32" : op == 2 ? "load4" : "rmw4",
                         sps[c], gs[c], (unsigned long long)n, (unsigned long long)pieces, m, n / (m * 1e3),
                         pieces / (m * 1e3));
                 fflush(f);
