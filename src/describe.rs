@@ -122,6 +122,29 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         format!("{}", dr.channels as u64 * dr.banks as u64),
         format!("dram.channels x dram.banks ({})", dr.banks),
     );
+    if dr.t_faw_ns > 0.0 {
+        let rows = dr.channels as f64 * 4.0 / dr.t_faw_ns;
+        o.row(
+            "rows opened at most (tFAW)",
+            format!("{rows:.1} G/s"),
+            format!(
+                "dram.channels x 4 / dram.t_faw_ns ({}): four activations per window per channel",
+                dr.t_faw_ns
+            ),
+        );
+        o.row(
+            "one access per row opened",
+            gbps(rows * dr.access_bytes as f64),
+            "rows opened x dram.access_bytes: random accesses that find no row open".into(),
+        );
+    }
+    if dr.close_after_write {
+        o.row(
+            "after a write request",
+            "row closed".into(),
+            "dram.close_after_write: the next access to the bank activates again".into(),
+        );
+    }
     if dr.t_refi_ns > 0.0 {
         o.row(
             "bank time lost to refresh",
