@@ -15,9 +15,13 @@
 //!         kept clean (the store's acceptance waits for the controller)
 //! ```
 //!
-//! Peak: `slices x slice_bytes_per_cycle x clock` bytes through the slice
-//! ports (hits, fills and stores all move their bytes through the port);
-//! stores alone, `slices x slice_write_bytes_per_cycle x clock`.
+//! Peak: `slices x slice_bytes_per_cycle x clock` bytes read out of the
+//! slices (hits, to the SMs). Where the spec gives a write rate
+//! (`slice_write_bytes_per_cycle`), a slice writes its data array through a
+//! path of its own: stores and fills from DRAM together at most
+//! `slices x slice_write_bytes_per_cycle x clock`, beside the reads (the
+//! H200's L2-resident copy moves 8.0 TB/s, more than one shared port
+//! allows). Without it, one port per slice carries hits, fills and stores.
 //! A slice fetches whole fetch units (`l2.fetch_bytes`, by default the
 //! DRAM access): missing sibling sectors of a unit are fetched along.
 //! Write-backs go by DRAM access (`dram.access_bytes`). Dirty sectors of which
@@ -46,6 +50,9 @@ pub struct L2Stats {
 pub struct L2 {
     slices: Vec<Cache>,
     ports: Vec<Calendar>,
+    /// The write paths, where the spec gives a write rate (else writes
+    /// take `ports`).
+    write_ports: Option<Vec<Calendar>>,
     mshrs: Vec<Pool>,
     partitions: usize,
     far_half_ps: u64,
@@ -55,8 +62,6 @@ pub struct L2 {
     per_atom: u8,
     /// Sectors of one DRAM access: the unit of write-backs.
     per_write: u8,
-    /// Port bytes a stored sector takes: 32 x read rate / write rate.
-    write_port_bytes: u64,
     /// Per slice, where the spec limits the dirty lines a slice keeps.
     dirty: Vec<DirtyLines>,
     dirty_limit: u32,
@@ -96,6 +101,9 @@ impl L2 {
         Some(L2 {
             slices: (0..l.slices).map(|_| Cache::new(l.slice.clone())).collect(),
             ports: vec![Calendar::new(bucket, cap.max(1)); l.slices as usize],
+            write_ports: l.slice_write_bytes_per_cycle.map(|w| {
+                vec![Calendar::new(bucket, ((w * 32.0).floor() as u64).max(1)); l.slices as usize]
+            }),
             mshrs: vec![Pool::new(l.mshrs, bucket); l.slices as usize],
             partitions: l.partitions.max(1) as usize,
             far_half_ps: ps(l.far_latency_cycles as f64 / 2.0, cy),
@@ -106,10 +114,6 @@ impl L2 {
                 .clamp(32, 128)
                 / 32) as u8,
             per_write: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
-            write_port_bytes: (32.0 * l.slice_bytes_per_cycle
-                / l.slice_write_bytes_per_cycle
-                    .unwrap_or(l.slice_bytes_per_cycle))
-            .ceil() as u64,
             dirty: if l.dirty_lines.is_some() || l.partial_lines.is_some() {
                 vec![DirtyLines::default(); l.slices as usize]
             } else {
@@ -320,8 +324,10 @@ impl L2 {
                 s += p;
             }
             fill += self.mem_half_ps;
-            // Writing the fill into the slice's data array takes its port too.
-            fill = self.ports[k].reserve(fill, lk.miss.count_ones() as u64 * 32);
+            // Writing the fill into the slice's data array takes its write path.
+            fill = self
+                .write_port(k)
+                .reserve(fill, lk.miss.count_ones() as u64 * 32);
             self.mshrs[k].release(start, fill);
             self.slices[k].fill(lk.slot, lk.miss, fill);
             if lk.miss & need != 0 {
@@ -376,7 +382,7 @@ impl L2 {
         let home = self.slice_of(line);
         let far = self.near_slice(part, home) != home;
         let arrive = if far { t + self.far_half_ps } else { t };
-        let done = self.ports[home].reserve(arrive, n * self.write_port_bytes);
+        let done = self.write_port(home).reserve(arrive, n * 32);
         let mut accepted = done;
         let w = self.slices[home].write_tracked(line, sectors, bytes, done);
         if let Some(v) = w.victim {
@@ -391,9 +397,21 @@ impl L2 {
         }
     }
 
+    /// The calendar that writes into slice `k`'s data array.
+    fn write_port(&mut self, k: usize) -> &mut Calendar {
+        match &mut self.write_ports {
+            Some(w) => &mut w[k],
+            None => &mut self.ports[k],
+        }
+    }
+
     /// Forgets port intervals before `t`.
     pub fn advance(&mut self, t: u64) {
-        for p in &mut self.ports {
+        for p in self
+            .ports
+            .iter_mut()
+            .chain(self.write_ports.iter_mut().flatten())
+        {
             p.advance(t);
         }
         for m in &mut self.mshrs {
@@ -411,14 +429,21 @@ impl L2 {
         self.slices.iter().map(Cache::evictions).sum()
     }
 
-    /// Bytes through all slice ports so far.
-    pub fn port_bytes(&self) -> u64 {
-        self.ports.iter().map(|p| p.busy()).sum()
+    /// Bytes through all slice read ports so far, and through the write
+    /// paths (0 where writes take the read ports).
+    pub fn port_bytes(&self) -> (u64, u64) {
+        let sum = |v: &[Calendar]| v.iter().map(|p| p.busy()).sum();
+        (sum(&self.ports), self.write_ports.as_deref().map_or(0, sum))
     }
 
-    /// The latest time a slice port is busy.
+    /// The latest time a slice port or write path is busy.
     pub fn last_done(&self) -> u64 {
-        self.ports.iter().map(|p| p.last_done()).max().unwrap_or(0)
+        self.ports
+            .iter()
+            .chain(self.write_ports.iter().flatten())
+            .map(|p| p.last_done())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Total time misses waited for an MSHR, ps, and the number of slices.

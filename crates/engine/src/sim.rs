@@ -112,7 +112,8 @@ pub struct Bottlenecks {
     /// Interconnect: bytes through the SM ports over their capacity, in the
     /// busier direction.
     pub noc_util: f64,
-    /// L2 slices: bytes through their ports over capacity.
+    /// L2 slices: bytes through their read ports over capacity, or through
+    /// their write paths (where they have their own), whichever is busier.
     pub l2_util: f64,
     /// DRAM: data-bus busy time over capacity.
     pub dram_util: f64,
@@ -1379,7 +1380,13 @@ impl<'a> Simulation<'a> {
                 / (n_sm * cycles * dev.interconnect.sm_port_bytes_per_cycle),
             l2_util: match (&dev.l2, &self.l2) {
                 (Some(l), Some(u)) => {
-                    u.port_bytes() as f64 / (l.slices as f64 * cycles * l.slice_bytes_per_cycle)
+                    // The busier of the read ports and the write paths.
+                    let (read, write) = u.port_bytes();
+                    let cap = l.slices as f64 * cycles;
+                    (read as f64 / (cap * l.slice_bytes_per_cycle)).max(
+                        l.slice_write_bytes_per_cycle
+                            .map_or(0.0, |w| write as f64 / (cap * w)),
+                    )
                 }
                 _ => 0.0,
             },

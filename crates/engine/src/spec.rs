@@ -164,12 +164,12 @@ pub struct L2Spec {
     pub slice: CacheSpec,
     /// Load-to-use latency of an L2 hit from an SM, SM cycles.
     pub hit_latency_cycles: u32,
-    /// Bytes one slice returns per SM cycle.
+    /// Bytes one slice returns per SM cycle (its read port).
     pub slice_bytes_per_cycle: f64,
-    /// Bytes one slice accepts from stores per SM cycle, where writing is
-    /// slower than reading (default: `slice_bytes_per_cycle`). Stores share
-    /// the slice's port with hits and fills: a stored sector holds it for
-    /// `32 / slice_write_bytes_per_cycle` cycles.
+    /// Bytes one slice writes into its data array per SM cycle, stores and
+    /// fills from DRAM together, through a write path of its own beside the
+    /// read port. Absent: the slice has one port of `slice_bytes_per_cycle`
+    /// that hits, fills and stores share.
     #[serde(default)]
     pub slice_write_bytes_per_cycle: Option<f64>,
     /// Partitions the slices are split into (default 1). With 2, each

@@ -35,6 +35,11 @@
 //                              load latency (lane 0 of each warp, clock64
 //                              from before its loads to the first use of
 //                              their data)
+//         ./busy split OUT.csv   the streams of `stream` with the source and the
+//                              destination each in DRAM (1 GiB) or resident in
+//                              the L2 (8 MiB source, 4 MiB destination), and
+//                              write-only streams (no loads): which side of a
+//                              copy makes its loads wait
 //         ./busy act OUT.csv   every thread of a full grid reads words at
 //                              hashed places in 64 GiB, u independent loads
 //                              in flight per thread: chunks of 32, 64 or 128
@@ -217,13 +222,16 @@ __global__ void piece_kernel(float* a, int sp, int g, uint64_t n, uint32_t* sink
 }
 
 // Streaming warps alone, a fixed number of iterations: each warp loads U
-// pieces of 128 consecutive bytes (plain loads), then stores them (COPY) or
-// adds them up; lane 0 times each iteration from before its loads to after
-// the instruction that needs their data (a store, or the predicated store of
-// the sum): the loads' latency as the streams themselves see it.
-template <int U, bool COPY>
-__global__ void stream_kernel(const float* s, float* d, uint64_t mask, int iters, unsigned long long* lat_sum,
-                              float* sink) {
+// pieces of 128 consecutive bytes (plain loads) of `s` (OP 0, 1), then
+// stores them to `d` (OP 1, copy) or adds them up (OP 0, read); OP 2 stores
+// U pieces of `d` without loading (write). `smask`, `dmask`: each buffer's
+// size in floats, minus one (a power of two). Lane 0 times each iteration
+// from before its loads to after the instruction that needs their data (a
+// store, or the predicated store of the sum): the loads' latency as the
+// streams themselves see it.
+template <int U, int OP>
+__global__ void stream_kernel(const float* s, float* d, uint64_t smask, uint64_t dmask, int iters,
+                              unsigned long long* lat_sum, float* sink) {
     const int lane = threadIdx.x % 32;
     const uint64_t sw = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
     const uint64_t nw = (uint64_t)gridDim.x * blockDim.x / 32;
@@ -234,12 +242,17 @@ __global__ void stream_kernel(const float* s, float* d, uint64_t mask, int iters
     for (int it = 0; it < iters; it++) {
         float v[U];
         long long t0 = clk();
+        if (OP == 2) {
 #pragma unroll
-        for (int k = 0; k < U; k++) v[k] = s[(base + k * 32) & mask];
-        if (COPY) {
-#pragma unroll
-            for (int k = 0; k < U; k++) d[(base + k * 32) & mask] = v[k] + 1.f;
+            for (int k = 0; k < U; k++) d[(base + k * 32) & dmask] = 1.5f;
         } else {
+#pragma unroll
+            for (int k = 0; k < U; k++) v[k] = s[(base + k * 32) & smask];
+        }
+        if (OP == 1) {
+#pragma unroll
+            for (int k = 0; k < U; k++) d[(base + k * 32) & dmask] = v[k] + 1.f;
+        } else if (OP == 0) {
 #pragma unroll
             for (int k = 0; k < U; k++) acc += v[k];
             if (acc == 1234.5f) sink[sw & 1023] = acc;
@@ -248,7 +261,60 @@ __global__ void stream_kernel(const float* s, float* d, uint64_t mask, int iters
         ls += t1 - t0;
         base += step;
     }
-    if (lane == 0) atomicAdd(lat_sum, ls);
+    if (lane == 0 && OP != 2) atomicAdd(lat_sum, ls);
+}
+
+// The stream modes' buffers: source and destination of `bytes` each
+// (zeros), the never-written sink and the latency sum.
+struct StreamBufs {
+    float *s, *d, *sink;
+    unsigned long long* lat_sum;
+};
+
+StreamBufs stream_bufs(uint64_t bytes) {
+    StreamBufs b;
+    CK(cudaMalloc(&b.s, bytes));
+    CK(cudaMalloc(&b.d, bytes));
+    CK(cudaMalloc(&b.sink, 4096 * 4));
+    CK(cudaMemset(b.s, 0, bytes));
+    CK(cudaMemset(b.d, 0, bytes));
+    CK(cudaMalloc(&b.lat_sum, 8));
+    return b;
+}
+
+// One stream case: the median time of 5 launches after a first (which warms
+// an L2-resident source), and the mean load latency of the last.
+struct StreamRun {
+    double ms, latency;
+};
+
+template <int OP>
+StreamRun stream_case(int blocks, int u, int iters, const float* s, float* d, uint64_t smask, uint64_t dmask,
+                      unsigned long long* lat_sum, float* sink) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    unsigned long long hl = 0;
+    for (int rep = 0; rep < 6; rep++) {
+        CK(cudaMemset(lat_sum, 0, 8));
+        CK(cudaEventRecord(e0));
+        if (u == 1) stream_kernel<1, OP><<<blocks, 1024>>>(s, d, smask, dmask, iters, lat_sum, sink);
+        else if (u == 2) stream_kernel<2, OP><<<blocks, 1024>>>(s, d, smask, dmask, iters, lat_sum, sink);
+        else stream_kernel<4, OP><<<blocks, 1024>>>(s, d, smask, dmask, iters, lat_sum, sink);
+        CK(cudaEventRecord(e1));
+        CK(cudaGetLastError());
+        CK(cudaEventSynchronize(e1));
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (rep) ms.push_back(t);
+        CK(cudaMemcpy(&hl, lat_sum, 8, cudaMemcpyDeviceToHost));
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(ms.begin(), ms.end());
+    const uint64_t warps = (uint64_t)blocks * 32;
+    return {ms[ms.size() / 2], OP == 2 ? 0.0 : hl / (double)(warps * iters)};
 }
 
 // Random chunks: lanes in groups of G read G words of one chunk; with PAIR the
@@ -333,7 +399,7 @@ void flush_l2(const uint32_t* junk, uint32_t* sink) {
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: busy lat|mix|piece|stream|act OUT.csv\n");
+        fprintf(stderr, "usage: busy lat|mix|piece|stream|split|act OUT.csv\n");
         return 2;
     }
     const char* mode = argv[1];
@@ -506,53 +572,54 @@ int main(int argc, char** argv) {
             }
     } else if (!strcmp(mode, "stream")) {
         const uint64_t s_bytes = 1ull << 30;
-        float *s, *d, *fsink;
-        CK(cudaMalloc(&s, s_bytes));
-        CK(cudaMalloc(&d, s_bytes));
-        CK(cudaMalloc(&fsink, 4096 * 4));
-        CK(cudaMemset(s, 0, s_bytes));
-        CK(cudaMemset(d, 0, s_bytes));
-        unsigned long long* lat_sum;
-        CK(cudaMalloc(&lat_sum, 8));
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
+        StreamBufs b = stream_bufs(s_bytes);
+        float *s = b.s, *d = b.d, *fsink = b.sink;
+        unsigned long long* lat_sum = b.lat_sum;
         const uint64_t mask = s_bytes / 4 - 1;
         fprintf(f, "op,blocks,threads,u,iters,bytes,ms,gbps,load_latency_cycles\n");
         for (int copy = 0; copy < 2; copy++)
             for (int blocks : {132, 264})
                 for (int u : {1, 2, 4}) {
                     const int iters = 2048 / u;
-                    std::vector<float> ms;
-                    unsigned long long hl = 0;
-                    for (int rep = 0; rep < 6; rep++) {
-                        CK(cudaMemset(lat_sum, 0, 8));
-                        CK(cudaEventRecord(e0));
-#define S(U, C) stream_kernel<U, C><<<blocks, 1024>>>(s, d, mask, iters, lat_sum, fsink)
-                        if (copy) {
-                            if (u == 1) S(1, true);
-                            else if (u == 2) S(2, true);
-                            else S(4, true);
-                        } else {
-                            if (u == 1) S(1, false);
-                            else if (u == 2) S(2, false);
-                            else S(4, false);
-                        }
-#undef S
-                        CK(cudaEventRecord(e1));
-                        CK(cudaGetLastError());
-                        CK(cudaEventSynchronize(e1));
-                        float t;
-                        CK(cudaEventElapsedTime(&t, e0, e1));
-                        if (rep) ms.push_back(t);
-                        CK(cudaMemcpy(&hl, lat_sum, 8, cudaMemcpyDeviceToHost));
-                    }
-                    std::sort(ms.begin(), ms.end());
-                    double m = ms[ms.size() / 2];
+                    StreamRun r = copy ? stream_case<1>(blocks, u, iters, s, d, mask, mask, lat_sum, fsink)
+                                       : stream_case<0>(blocks, u, iters, s, d, mask, mask, lat_sum, fsink);
                     uint64_t warps = (uint64_t)blocks * 32;
                     double bytes = (double)warps * iters * u * 128 * (copy ? 2 : 1);
                     fprintf(f, "%s,%d,1024,%d,%d,%.0f,%.4f,%.1f,%.1f\n", copy ? "copy" : "read", blocks, u, iters,
-                            bytes, m, bytes / (m * 1e6), hl / (double)(warps * iters));
+                            bytes, r.ms, bytes / (r.ms * 1e6), r.latency);
+                    fflush(f);
+                }
+    } else if (!strcmp(mode, "split")) {
+        // Where a copy's loads wait: its source and destination each in DRAM
+        // (1 GiB) or resident in the L2 (8 MiB source, 4 MiB destination).
+        const uint64_t big = 1ull << 30;
+        StreamBufs b = stream_bufs(big);
+        float *s = b.s, *d = b.d, *fsink = b.sink;
+        unsigned long long* lat_sum = b.lat_sum;
+        struct Case {
+            const char* op;
+            int code;
+            uint64_t s_bytes, d_bytes;
+        };
+        const uint64_t l2s = 8ull << 20, l2d = 4ull << 20;
+        const Case cases[] = {
+            {"read", 0, big, 0},    {"read", 0, l2s, 0},    {"copy", 1, big, big}, {"copy", 1, big, l2d},
+            {"copy", 1, l2s, big},  {"copy", 1, l2s, l2d},  {"write", 2, 0, big},  {"write", 2, 0, l2d},
+        };
+        fprintf(f, "op,s_bytes,d_bytes,blocks,threads,u,iters,bytes,ms,gbps,load_latency_cycles\n");
+        for (const Case& c : cases)
+            for (int blocks : {132, 264})
+                for (int u : {1, 2, 4}) {
+                    const int iters = 2048 / u;
+                    const uint64_t sm = c.s_bytes ? c.s_bytes / 4 - 1 : 0, dm = c.d_bytes ? c.d_bytes / 4 - 1 : 0;
+                    StreamRun r = c.code == 0   ? stream_case<0>(blocks, u, iters, s, d, sm, dm, lat_sum, fsink)
+                                  : c.code == 1 ? stream_case<1>(blocks, u, iters, s, d, sm, dm, lat_sum, fsink)
+                                                : stream_case<2>(blocks, u, iters, s, d, sm, dm, lat_sum, fsink);
+                    uint64_t warps = (uint64_t)blocks * 32;
+                    double bytes = (double)warps * iters * u * 128 * (c.code == 1 ? 2 : 1);
+                    fprintf(f, "%s,%llu,%llu,%d,1024,%d,%d,%.0f,%.4f,%.1f,%.1f\n", c.op,
+                            (unsigned long long)c.s_bytes, (unsigned long long)c.d_bytes, blocks, u, iters, bytes,
+                            r.ms, bytes / (r.ms * 1e6), r.latency);
                     fflush(f);
                 }
     } else if (!strcmp(mode, "act")) {
