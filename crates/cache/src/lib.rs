@@ -166,6 +166,9 @@ pub struct Cache {
     set_bits: u32,
     set_mask: Option<u64>,
     line_shift: u32,
+    /// Caches interleaved with others by line (L2 slices): the number of
+    /// them, whose quotient indexes the sets (1 for a cache on its own).
+    interleave: timing::Divisor,
     tags: Vec<u64>,
     lru: Vec<u32>,
     ways: Vec<Way>,
@@ -184,6 +187,7 @@ impl Cache {
             set_bits: 64 - sets.leading_zeros(),
             set_mask: sets.is_power_of_two().then(|| sets - 1),
             line_shift: spec.line_bytes.trailing_zeros(),
+            interleave: timing::Divisor::new(1),
             tags: vec![0; n],
             lru: vec![0; n],
             ways: vec![Way::default(); n],
@@ -191,6 +195,19 @@ impl Cache {
             sectors_per_line: spec.line_bytes / spec.sector_bytes,
             evictions: 0,
             spec,
+        }
+    }
+
+    /// An empty cache that is one of `n` interleaved by line (an L2
+    /// slice): the lines it receives are about every `n`-th, so its sets
+    /// are indexed by the line number divided by `n`, the bits above those
+    /// that chose the cache, and a contiguous range of lines fills its sets
+    /// evenly. (Indexed by the line number itself, a slice's lines share
+    /// the residues that chose it and crowd some sets.)
+    pub fn interleaved(spec: CacheSpec, n: u64) -> Cache {
+        Cache {
+            interleave: timing::Divisor::new(n),
+            ..Cache::new(spec)
         }
     }
 
@@ -207,6 +224,7 @@ impl Cache {
 
     #[inline]
     fn set_of(&self, line_no: u64) -> u64 {
+        let line_no = self.interleave.div(line_no);
         let x = match self.spec.set_index {
             SetIndex::Linear => line_no,
             SetIndex::XorFold => {
@@ -333,6 +351,36 @@ impl Cache {
                 w.ready[s] = to_units(ready);
             }
         }
+    }
+
+    /// Keeps a clean copy of what a store writes to `line` on its way
+    /// through this cache to the line's home elsewhere (the near L2
+    /// partition's slice for a line homed in the far one), at `ready`: of
+    /// the sectors in `written`, those in `whole` (written whole) become
+    /// present, the others are dropped if present, as the bytes held here
+    /// are old. The line is allocated (and made most recently used) only
+    /// when `whole` is not empty. Returns a dirty victim.
+    pub fn keep_copy(&mut self, line: u64, written: u8, whole: u8, ready: u64) -> Option<Victim> {
+        let (slot, victim) = if whole != 0 {
+            let (i, victim) = self.allocate(line);
+            (Some(i), victim)
+        } else {
+            (self.way_of(line), None)
+        };
+        if let Some(i) = slot {
+            let w = &mut self.ways[i];
+            w.valid |= whole;
+            w.full |= whole;
+            for s in 0..4 {
+                if whole >> s & 1 == 1 {
+                    w.ready[s] = to_units(ready);
+                }
+            }
+            let drop = written & !whole & !w.dirty;
+            w.valid &= !drop;
+            w.full &= !drop;
+        }
+        victim
     }
 
     /// Writes the bytes `bytes[s]` of each sector `s` in `sectors` of
@@ -505,6 +553,37 @@ mod tests {
         assert_eq!(c.read(0, 0b0001, 0).hit, 0b0001);
         c.read(128, 0b0001, 0);
         assert_eq!(c.read(256, 0b0001, 0).victim, None, "line 0 left clean");
+    }
+
+    #[test]
+    fn a_passing_store_leaves_a_clean_copy_of_whole_sectors_and_drops_stale_ones() {
+        let mut c = Cache::new(spec(128 * 2, 2)); // one set, two ways
+        assert_eq!(c.keep_copy(0, 0b0011, 0, 0), None, "nothing whole");
+        assert_eq!(c.read(0, 0b0001, 0).miss, 0b0001, "not allocated");
+        // The read above allocated line 0 with sector 0; a store writes
+        // sector 1 whole and sector 0 in part.
+        c.keep_copy(0, 0b0011, 0b0010, 0);
+        let l = c.read(0, 0b0011, 0);
+        assert_eq!((l.hit, l.miss), (0b0010, 0b0001), "sector 0 was stale");
+        assert_eq!(c.dirty_state(0).unwrap().dirty, 0, "a copy is clean");
+        // A copy takes a way as a read does: two more lines evict line 0.
+        c.keep_copy(128, 0b1111, 0b1111, 0);
+        c.keep_copy(256, 0b1111, 0b1111, 0);
+        assert_eq!(c.read(0, 0b0010, 0).miss, 0b0010);
+    }
+
+    #[test]
+    fn interleaved_caches_fill_their_sets_from_every_nth_line() {
+        // One of 4 caches that take every fourth line: indexed by the line
+        // number itself, lines 0, 4, 8, 12 would all fall in set 0 of 4;
+        // divided by the interleave they fill the sets in turn.
+        let mut c = Cache::interleaved(spec(128 * 4, 1), 4); // 4 sets, 1 way
+        for k in 0..4u64 {
+            c.read(k * 4 * 128, 0b0001, 0);
+        }
+        for k in 0..4u64 {
+            assert_eq!(c.read(k * 4 * 128, 0b0001, 0).hit, 0b0001, "line {k} kept");
+        }
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //!                 miss ── far hop ──▶ home slice ──┐
 //!     home slice: hit ─────────────────────────────┤
 //!                 miss ── MSHR ──▶ DRAM read(s) ──▶ fill (port) ──▶ port ──▶ reply
-//!                 dirty victim ──▶ DRAM write queue (the allocation waits for acceptance)
-//!  store ──▶ home slice: port, write with byte masks ──▶ acknowledged
+//!                 dirty victim ── port (read out) ──▶ DRAM write queue
+//!                     (the allocation waits for acceptance)
+//!  store ──▶ near slice (far home: keeps a copy of the sectors written whole)
+//!        ──▶ home slice: port, write with byte masks ──▶ acknowledged
 //!     more than `partial_lines` lines partly written: the earliest is completed
 //!         (its partial sectors read from DRAM, 32 B each); it stays dirty
 //!     more than `dirty_lines` dirty lines: the earliest is written back and
@@ -16,7 +18,7 @@
 //! ```
 //!
 //! Peak: `slices x slice_bytes_per_cycle x clock` bytes read out of the
-//! slices (hits, to the SMs). Where the spec gives a write rate
+//! slices (hits to the SMs, and dirty victims to DRAM). Where the spec gives a write rate
 //! (`slice_write_bytes_per_cycle`), a slice writes its data array through a
 //! path of its own: stores and fills from DRAM together at most
 //! `slices x slice_write_bytes_per_cycle x clock`, beside the reads (the
@@ -26,6 +28,11 @@
 //! DRAM access): missing sibling sectors of a unit are fetched along.
 //! Write-backs go by DRAM access (`dram.access_bytes`). Dirty sectors of which
 //! only some bytes were written leave as partial writes.
+//!
+//! A slice indexes its sets by the line number divided by the number of
+//! slices, the bits above those that chose it, so that a contiguous range
+//! fills every set evenly and a footprint is lost as a cliff once it
+//! outgrows the L2, as on the H200 (`tools/measure/l2repl`).
 
 use crate::sm::ps;
 use crate::spec::DeviceSpec;
@@ -99,7 +106,9 @@ impl L2 {
         let bucket = (32.0 * cy).ceil() as u64;
         let cap = (l.slice_bytes_per_cycle * 32.0).floor() as u64;
         Some(L2 {
-            slices: (0..l.slices).map(|_| Cache::new(l.slice.clone())).collect(),
+            slices: (0..l.slices)
+                .map(|_| Cache::interleaved(l.slice.clone(), l.slices as u64))
+                .collect(),
             ports: vec![Calendar::new(bucket, cap.max(1)); l.slices as usize],
             write_ports: l.slice_write_bytes_per_cycle.map(|w| {
                 vec![Calendar::new(bucket, ((w * 32.0).floor() as u64).max(1)); l.slices as usize]
@@ -196,7 +205,7 @@ impl L2 {
                 continue;
             };
             self.dirty[k].left(&v);
-            accepted = accepted.max(self.write_back(v, t, mem));
+            accepted = accepted.max(self.write_back(k, v, t, mem));
         }
         accepted
     }
@@ -257,7 +266,7 @@ impl L2 {
             let mut at = t;
             if let Some(v) = lk.victim {
                 self.evicted(k, &v);
-                at = at.max(self.write_back(v, t, mem));
+                at = at.max(self.write_back(k, v, t, mem));
             }
             let mut ready = at;
             if lk.hit & sectors != 0 {
@@ -309,7 +318,7 @@ impl L2 {
         let mut at = t;
         if let Some(v) = lk.victim {
             self.evicted(k, &v);
-            at = at.max(self.write_back(v, t, mem));
+            at = at.max(self.write_back(k, v, t, mem));
         }
         if lk.miss != 0 {
             let start = self.mshrs[k].acquire(at);
@@ -337,9 +346,13 @@ impl L2 {
         ready
     }
 
-    /// Hands a dirty victim to the memory controller at `t`; returns when
-    /// the controller has accepted every atom (the slot is free then).
-    fn write_back(&mut self, v: Victim, t: u64, mem: &mut Dram) -> u64 {
+    /// Hands a dirty victim of slice `k` to the memory controller at `t`,
+    /// once its dirty sectors have been read out of the data array through
+    /// the slice's read port; returns when the controller has accepted
+    /// every atom (the slot is free then).
+    fn write_back(&mut self, k: usize, v: Victim, t: u64, mem: &mut Dram) -> u64 {
+        // The victim's dirty sectors are read out of the data array.
+        let t = self.ports[k].reserve(t, v.dirty.count_ones() as u64 * 32);
         let p = self.per_write;
         let mut accepted = t;
         let mut s = 0u8;
@@ -380,14 +393,29 @@ impl L2 {
         let n = sectors.count_ones() as u64;
         self.stats.write_sectors += n;
         let home = self.slice_of(line);
-        let far = self.near_slice(part, home) != home;
+        let near = self.near_slice(part, home);
+        let far = near != home;
+        let mut accepted = t;
+        if far {
+            // The store passes the near partition's slice, which keeps a
+            // copy of the sectors it writes whole, as it keeps the lines
+            // its SMs read (tools/measure/l2repl: lines written whole evict
+            // the lines read before them exactly as lines read do).
+            let whole = (0..4u8)
+                .filter(|&s| sectors >> s & 1 == 1 && bytes[s as usize] == cache::FULL_SECTOR)
+                .fold(0u8, |m, s| m | 1 << s);
+            if let Some(v) = self.slices[near].keep_copy(line, sectors, whole, t) {
+                self.evicted(near, &v);
+                accepted = self.write_back(near, v, t, mem);
+            }
+        }
         let arrive = if far { t + self.far_half_ps } else { t };
         let done = self.write_port(home).reserve(arrive, n * 32);
-        let mut accepted = done;
+        accepted = accepted.max(done);
         let w = self.slices[home].write_tracked(line, sectors, bytes, done);
         if let Some(v) = w.victim {
             self.evicted(home, &v);
-            accepted = accepted.max(self.write_back(v, done, mem));
+            accepted = accepted.max(self.write_back(home, v, done, mem));
         }
         accepted = accepted.max(self.limit_dirty(home, line, w.before, w.now, done, mem));
         if far {
@@ -577,5 +605,118 @@ mod tests {
             s.bytes_read,
             s.read_modify_writes * d.dram.access_bytes as u64
         );
+    }
+    /// Per cent of the lines of a resident set `r` that a load no longer
+    /// finds in its SM's partition after `s` MiB of other lines were read
+    /// or written whole, as tools/measure/l2repl does on the H200: the
+    /// lines dealt to 132 SMs by number, each SM's partition keeping them.
+    fn lost_after(d: &DeviceSpec, r: u64, touches: u32, write: bool, s: u64) -> f64 {
+        let mib = 1u64 << 20;
+        let mut mem = Dram::new(d.dram.clone());
+        let mut l2 = L2::new(d, 1000).unwrap();
+        let part = |l2: &L2, i: u64| l2.partition_of((i % 132) as usize, 132);
+        let (a, b) = (0u64, 1u64 << 32);
+        let mut t = 0u64;
+        // One line a nanosecond: far below every unit's rate.
+        let mut tick = || {
+            t += 1000;
+            t
+        };
+        for _ in 0..touches {
+            for i in 0..r * mib / 128 {
+                l2.read(part(&l2, i), a + i * 128, 0b1111, tick(), &mut mem);
+            }
+        }
+        for i in 0..s * mib / 128 {
+            let (p, now) = (part(&l2, i), tick());
+            if write {
+                l2.write(p, b + i * 128, 0b1111, [FULL_SECTOR; 4], now, &mut mem);
+            } else {
+                l2.read(p, b + i * 128, 0b1111, now, &mut mem);
+            }
+        }
+        let h0 = l2.stats().read_hits;
+        let n = r * mib / 128;
+        for i in 0..n {
+            l2.read(part(&l2, i), a + i * 128, 0b1111, tick(), &mut mem);
+        }
+        100.0 - 100.0 * (l2.stats().read_hits - h0) as f64 / (4 * n) as f64
+    }
+
+    /// The MiB of other lines `s` at which half the resident set is lost,
+    /// interpolated between the first point past half and the one before.
+    fn half_lost(points: &[(u64, f64)]) -> Option<f64> {
+        let k = points.iter().position(|&(_, l)| l >= 50.0)?;
+        if k == 0 {
+            return Some(points[0].0 as f64);
+        }
+        let ((s0, l0), (s1, l1)) = (points[k - 1], points[k]);
+        Some(s0 as f64 + (50.0 - l0) / (l1 - l0) * (s1 - s0) as f64)
+    }
+
+    /// tools/measure/l2repl: the H200 loses half of a resident set of r MiB
+    /// once r + s (the MiB of other lines touched since) reaches 38-41 MiB,
+    /// whether those lines were read or written whole, as a cliff (LRU in
+    /// sets that a contiguous range fills evenly; a line homed in the far
+    /// partition kept twice). Target: the same footprint within 10%, the
+    /// step of the measurement's finest s (8 MiB) being about 20% of it.
+    #[test]
+    fn h200_l2_keeps_what_the_h200_keeps() {
+        let d = dev("h200");
+        let csv = std::fs::read_to_string(format!(
+            "{}/../../tools/measure/l2repl/results/repl.csv",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let mut rows = csv.lines();
+        let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+        let col = |n: &str| head.iter().position(|&h| h == n).unwrap();
+        let slow = col("b500");
+        let mut cases: Vec<((u64, u32, bool), Vec<(u64, f64)>)> = Vec::new();
+        for row in rows {
+            let f: Vec<&str> = row.split(',').collect();
+            if f[col("rep")] != "0" {
+                continue;
+            }
+            let key = (
+                f[col("r_mib")].parse().unwrap(),
+                f[col("touches")].parse().unwrap(),
+                f[col("pollute")] == "write",
+            );
+            let lines: f64 = f[col("lines")].parse().unwrap();
+            let lost: f64 = f[slow..].iter().map(|x| x.parse::<f64>().unwrap()).sum();
+            let point = (f[col("s_mib")].parse().unwrap(), 100.0 * lost / lines);
+            match cases.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(point),
+                None => cases.push((key, vec![point])),
+            }
+        }
+        assert_eq!(
+            cases.len(),
+            8,
+            "r 8 and 24 MiB, touched once and twice, read and written"
+        );
+        for ((r, touches, write), measured) in cases {
+            let h200 = half_lost(&measured).unwrap() + r as f64;
+            let mut sim = Vec::new();
+            for &(s, _) in &measured {
+                sim.push((s, lost_after(&d, r, touches, write, s)));
+                if sim.last().unwrap().1 >= 50.0 {
+                    break;
+                }
+            }
+            let model = half_lost(&sim).unwrap() + r as f64;
+            // DEVIATIONS.md 28: a set of 8 MiB read twice outlives the
+            // H200's by 11%.
+            let bound = if (r, touches) == (8, 2) { 0.15 } else { 0.10 };
+            let err = model / h200 - 1.0;
+            assert!(
+                err.abs() <= bound && (bound == 0.10 || err.abs() > 0.10),
+                "r {r} MiB, touched {touches}x, other lines {}: half lost at {model:.1} MiB, \
+                 the H200 at {h200:.1}, {:+.1}% (model {sim:?})",
+                if write { "written" } else { "read" },
+                100.0 * err
+            );
+        }
     }
 }
