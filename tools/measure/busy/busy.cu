@@ -63,22 +63,7 @@
 #include <vector>
 
 #include "../ck.cuh"
-
-__device__ __forceinline__ uint32_t ld_cg(const uint32_t* p) {
-    uint32_t v;
-    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ long long clk() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-__device__ __forceinline__ uint64_t gtime() {
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
+#include "../clock.cuh"
 
 const uint32_t LINES = 1u << 23;  // 8 Mi lines of 128 B: 1 GiB
 __host__ __device__ inline uint32_t lcg(uint32_t i) { return (i * 1664525u + 1013904223u) & (LINES - 1); }

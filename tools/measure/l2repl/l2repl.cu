@@ -26,17 +26,8 @@
 #include <vector>
 
 #include "../ck.cuh"
+#include "../clock.cuh"
 
-__device__ __forceinline__ uint32_t ld_cg(const uint32_t* p) {
-    uint32_t v;
-    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ long long clk() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
 __device__ __forceinline__ uint32_t smid() {
     uint32_t s;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(s));

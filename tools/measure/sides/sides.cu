@@ -26,17 +26,7 @@
 #include <vector>
 
 #include "../ck.cuh"
-
-__device__ __forceinline__ long long clk() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-__device__ __forceinline__ uint64_t gtime() {
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
+#include "../clock.cuh"
 
 constexpr int BINS = 40;
 

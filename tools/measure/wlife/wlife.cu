@@ -30,12 +30,7 @@
 #include <vector>
 
 #include "../ck.cuh"
-
-__device__ __forceinline__ long long clk() {
-    long long c;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-    return c;
-}
+#include "../clock.cuh"
 
 __device__ __forceinline__ unsigned sreg_tid() {
     unsigned v;
