@@ -229,6 +229,7 @@ fn encode(r: &PointResult) -> String {
         "bottleneck_bits": bits,
         "blocks_per_sm": b.blocks_per_sm,
         "sample": [r.sample.blocks, r.sample.blocks_timed, r.sample.time_error_ps],
+        "load_sites": r.load_sites.iter().map(|l| [l.pc as u64, l.loads, l.latency_cycles.to_bits()]).collect::<Vec<_>>(),
     })
     .to_string()
 }
@@ -298,6 +299,19 @@ fn decode(v: &Value) -> Option<PointResult> {
             blocks_timed: smp[1],
             time_error_ps: smp[2],
         },
+        load_sites: v
+            .get("load_sites")?
+            .as_array()?
+            .iter()
+            .map(|l| {
+                let l = l.as_array()?;
+                Some(engine::LoadSite {
+                    pc: u32::try_from(l.first()?.as_u64()?).ok()?,
+                    loads: l.get(1)?.as_u64()?,
+                    latency_cycles: f64::from_bits(l.get(2)?.as_u64()?),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?,
     })
 }
 
@@ -331,6 +345,11 @@ mod tests {
                 blocks_timed: 40,
                 time_error_ps: 7 * i,
             },
+            load_sites: vec![engine::LoadSite {
+                pc: 3,
+                loads: 1000 + i,
+                latency_cycles: 0.1 + i as f64,
+            }],
         }
     }
 

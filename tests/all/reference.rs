@@ -489,3 +489,153 @@ fn h200_l2_hits_do_not_yet_wait_for_other_sms_write_backs() {
         sim[1]
     );
 }
+
+/// The mean latency of each case of a measurement CSV of
+/// `tools/measure/sides` (three launches), by the columns that select it.
+fn sides_latency(file: &str, select: &[(&str, &str)], column: &str) -> f64 {
+    let text =
+        std::fs::read_to_string(repo(&format!("tools/measure/sides/results/{file}"))).unwrap();
+    let mut rows = csv_rows(&text);
+    let head = rows.remove(0);
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let lat: Vec<f64> = rows
+        .iter()
+        .filter(|f| select.iter().all(|&(c, v)| f[col(c)] == v))
+        .map(|f| f[col(column)].parse().unwrap())
+        .collect();
+    assert_eq!(lat.len(), 3, "three launches of {select:?}");
+    lat.iter().sum::<f64>() / 3.0
+}
+
+/// Splits CSV text into rows of fields (fields may be double-quoted).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| {
+            let mut out = vec![String::new()];
+            let mut quoted = false;
+            for ch in l.chars() {
+                match ch {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => out.push(String::new()),
+                    c => out.last_mut().unwrap().push(c),
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The mean latency of the load at the lowest pc (the first in program
+/// order) and of the one at the highest.
+fn first_and_last_load(p: &PointResult) -> (f64, f64) {
+    let first = p.load_sites.iter().min_by_key(|s| s.pc).unwrap();
+    let last = p.load_sites.iter().max_by_key(|s| s.pc).unwrap();
+    (first.latency_cycles, last.latency_cycles)
+}
+
+/// tools/measure/sides `hitmiss`: L2-resident loads (16 warps on each of
+/// 66 SMs, one load in flight each) beside 4 loader warps on each of the
+/// other 66 SMs, which read 1 GiB from DRAM. With a 2 MiB source every
+/// load of the readers hits and they wait 389 cycles on the H200; with
+/// 8 MiB, 10-15% of the source misses the L2 and they wait 550, most of
+/// them as long as a DRAM read. In gpusim (295 and 391 cycles) the misses
+/// cost only their own loads: DEVIATIONS.md 29, asserted as the gap (the
+/// 8 MiB readers more than 15% fast). The 2 MiB readers are low by the
+/// gap of DEVIATIONS.md 27 (an L2 hit under light load waits longer on
+/// the H200: 21% in `tools/measure/busy` split), asserted at most 25%.
+#[test]
+fn h200_l2_hits_beside_misses_of_their_own_sms_and_of_others() {
+    let measured = |s: &str| {
+        sides_latency(
+            "hitmiss.csv",
+            &[("s_mib", s), ("other_warps", "4"), ("other_op", "load")],
+            "latency_cycles",
+        )
+    };
+    let r = run(
+        &device("h200"),
+        &workload("sides"),
+        &[
+            ("sep", &[1]),
+            ("op", &[1]),
+            ("ww", &[4]),
+            ("smb", &[2, 8]),
+            ("dmb", &[1024]),
+            ("iters", &[1024]),
+            ("witers", &[4096]),
+        ],
+    );
+    // The readers' load comes first in the program.
+    let readers: Vec<f64> = r.iter().map(|p| first_and_last_load(p).0).collect();
+    let (hits, mixed) = (measured("2"), measured("8"));
+    eprintln!(
+        "L2 hits beside other SMs' DRAM loads: 2 MiB source {:.0} cycles (H200 {hits:.0}), \
+         8 MiB {:.0} (H200 {mixed:.0})",
+        readers[0], readers[1]
+    );
+    let err = readers[0] / hits - 1.0;
+    assert!(
+        (-0.25..=0.15).contains(&err),
+        "2 MiB: {:.0} against {hits:.0} ({err:+.3}): DEVIATIONS.md 27",
+        readers[0]
+    );
+    assert!(
+        readers[1] < 0.85 * mixed,
+        "8 MiB: {:.0} against {mixed:.0}: the gap of DEVIATIONS.md 29 has closed: update it",
+        readers[1]
+    );
+}
+
+/// tools/measure/sides `mixed`: on every SM, warps that load an L2-resident
+/// 2 MiB source beside warps of the same SM that load a 1 GiB stream from
+/// DRAM, on the same or other warp schedulers. The H200's hits wait 346
+/// cycles alone and 366-594 beside their SM's misses (most when the misses
+/// outnumber the hits); its misses wait 719-738 cycles whatever beside
+/// them. gpusim's misses are within 15% in every layout; its hits wait
+/// the same beside misses as alone (DEVIATIONS.md 29, asserted as the gap:
+/// within 3% of alone), and alone they are low by the light-load gap of
+/// DEVIATIONS.md 27, at most 25%.
+#[test]
+fn h200_l2_hits_do_not_yet_wait_for_their_sms_misses() {
+    // (hits, misses) masks as mixed.cu writes them and as integers.
+    let cases: [(&str, &str, i64, i64); 5] = [
+        ("0000eeee", "00000000", 0xEEEE, 0),
+        ("00001111", "11110000", 0x1111, 0x1111_0000),
+        ("0000eeee", "eeee0000", 0xEEEE, 0xEEEE_0000),
+        ("0000eeee", "11110000", 0xEEEE, 0x1111_0000),
+        ("00001111", "eeee0000", 0x1111, 0xEEEE_0000),
+    ];
+    let dev = device("h200");
+    let mut alone = 0.0;
+    for (k, &(hm, mm, h, m)) in cases.iter().enumerate() {
+        let sel = [("hit_warps", hm), ("miss_warps", mm)];
+        let hit = sides_latency("mixed.csv", &sel, "hit_latency_cycles");
+        let r = run(
+            &dev,
+            &workload("mixed"),
+            &[("hits", &[h]), ("misses", &[m]), ("iters", &[1024])],
+        );
+        let (sim_hit, sim_miss) = first_and_last_load(&r[0]);
+        if k == 0 {
+            alone = sim_hit;
+            let err = sim_hit / hit - 1.0;
+            eprintln!("hits alone: {sim_hit:.0} cycles (H200 {hit:.0}, {err:+.3})");
+            assert!((-0.25..=0.15).contains(&err), "DEVIATIONS.md 27: {err:+.3}");
+            continue;
+        }
+        let miss = sides_latency("mixed.csv", &sel, "miss_latency_cycles");
+        eprintln!(
+            "hits {hm} misses {mm}: hits {sim_hit:.0} cycles (H200 {hit:.0}), \
+             misses {sim_miss:.0} (H200 {miss:.0})"
+        );
+        assert!(
+            (sim_miss / miss - 1.0).abs() <= 0.15,
+            "misses: {sim_miss:.0} against {miss:.0}"
+        );
+        assert!(
+            (sim_hit / alone - 1.0).abs() <= 0.03,
+            "hits beside their SM's misses {sim_hit:.0}, alone {alone:.0}: the gap of \
+             DEVIATIONS.md 29 has closed: update it"
+        );
+    }
+}

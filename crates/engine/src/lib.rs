@@ -16,7 +16,7 @@ pub mod workload;
 
 pub use diag::Diag;
 pub use sample::Sampling;
-pub use sim::{Bottlenecks, Outcome, SampleInfo, SimError, Simulation};
+pub use sim::{Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation};
 pub use spec::DeviceSpec;
 pub use workload::{Point, Workload};
 
@@ -87,6 +87,8 @@ pub struct PointResult {
     pub bottlenecks: Bottlenecks,
     /// How much of the grid was timed.
     pub sample: SampleInfo,
+    /// Each global load instruction's mean latency, in program order.
+    pub load_sites: Vec<LoadSite>,
 }
 
 /// How points are run.
@@ -441,6 +443,7 @@ pub fn run_point_with(
         counters: out.counters,
         bottlenecks: out.bottlenecks,
         sample: out.sample,
+        load_sites: out.load_sites,
     })
 }
 

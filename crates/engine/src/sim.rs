@@ -160,8 +160,19 @@ impl SampleInfo {
     }
 }
 
-/// What a run gives.
+/// The global loads of one instruction of the kernel (of the blocks timed).
 #[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadSite {
+    /// Index of the instruction in the program (program order).
+    pub pc: u32,
+    /// Warp-level loads it issued.
+    pub loads: u64,
+    /// Their mean cycles from issue to last byte.
+    pub latency_cycles: f64,
+}
+
+/// What a run gives.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// Counters (L2 and DRAM ones extrapolated when sampled).
     pub counters: Counters,
@@ -169,6 +180,9 @@ pub struct Outcome {
     pub bottlenecks: Bottlenecks,
     /// How much was timed.
     pub sample: SampleInfo,
+    /// The global load instructions that ran, in program order, each with
+    /// its mean latency: which load of a kernel waits.
+    pub load_sites: Vec<LoadSite>,
 }
 
 /// Why a run failed.
@@ -220,6 +234,8 @@ pub struct Simulation<'a> {
     counters: Counters,
     load_latency_sum: f64,
     loads: u64,
+    /// Per instruction: latency sum (ps) and count of its global loads.
+    load_sites: Vec<(f64, u64)>,
     warp_time: f64,
     // Sampling.
     mode: Sampling,
@@ -534,6 +550,7 @@ impl<'a> Simulation<'a> {
             counters: Counters::default(),
             load_latency_sum: 0.0,
             loads: 0,
+            load_sites: vec![(0.0, 0); prog.len()],
             warp_time: 0.0,
             mode: Sampling::Off,
             budget: u64::MAX,
@@ -1168,6 +1185,9 @@ impl<'a> Simulation<'a> {
             s.last_load = s.last_load.max(done);
             self.load_latency_sum += (done - issue) as f64;
             self.loads += 1;
+            let site = &mut self.load_sites[a.pc as usize];
+            site.0 += (done - issue) as f64;
+            site.1 += 1;
         } else {
             // The warp goes on; the kernel waits for the acknowledgement.
             self.end = self.end.max(done);
@@ -1256,7 +1276,7 @@ impl<'a> Simulation<'a> {
                 }
             }
         };
-        self.noc.reply(sm_i, ready, bytes)
+        self.noc.reply_load(sm_i, ready, bytes)
     }
 
     /// A store's line request at its LSU slot `t`, writing `bytes` of each
@@ -1412,10 +1432,22 @@ impl<'a> Simulation<'a> {
         };
         debug_assert!(self.noc.last_done() <= end);
         debug_assert!(self.l2.as_ref().map_or(0, |l| l.last_done()) <= end);
+        let cycle = self.cycle;
         Outcome {
             counters: self.counters,
             bottlenecks: b,
             sample,
+            load_sites: self
+                .load_sites
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.1 > 0)
+                .map(|(pc, &(sum, n))| LoadSite {
+                    pc: pc as u32,
+                    loads: n,
+                    latency_cycles: sum / n as f64 / cycle,
+                })
+                .collect(),
         }
     }
 }

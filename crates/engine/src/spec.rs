@@ -215,6 +215,13 @@ pub struct InterconnectSpec {
     /// Bytes of address and control in every packet (a load request, a
     /// store's header, a reply's header, an acknowledgement).
     pub header_bytes: u32,
+    /// An SM takes in the data of its loads from the L2 in the order it
+    /// sent them: a load's data enters the SM no sooner than that of every
+    /// load the SM sent to the L2 before it, so an L2 hit waits for a miss
+    /// sent ahead of it. Optional, default off: a what-if (the H200's hits
+    /// wait for their SM's misses, less than this; DEVIATIONS.md 29).
+    #[serde(default)]
+    pub in_order_replies: bool,
 }
 
 /// Kernel launch costs.
