@@ -229,7 +229,7 @@ fn encode(r: &PointResult) -> String {
         "bottleneck_bits": bits,
         "blocks_per_sm": b.blocks_per_sm,
         "sample": [r.sample.blocks, r.sample.blocks_timed, r.sample.time_error_ps],
-        "load_sites": r.load_sites.iter().map(|l| [l.pc as u64, l.loads, l.latency_cycles.to_bits()]).collect::<Vec<_>>(),
+        "load_sites": r.load_sites.iter().map(|l| json!([l.pc, l.path, l.loads, l.latency_cycles.to_bits()])).collect::<Vec<_>>(),
     })
     .to_string()
 }
@@ -307,8 +307,9 @@ fn decode(v: &Value) -> Option<PointResult> {
                 let l = l.as_array()?;
                 Some(engine::LoadSite {
                     pc: u32::try_from(l.first()?.as_u64()?).ok()?,
-                    loads: l.get(1)?.as_u64()?,
-                    latency_cycles: f64::from_bits(l.get(2)?.as_u64()?),
+                    path: l.get(1)?.as_str()?.to_string(),
+                    loads: l.get(2)?.as_u64()?,
+                    latency_cycles: f64::from_bits(l.get(3)?.as_u64()?),
                 })
             })
             .collect::<Option<Vec<_>>>()?,
@@ -347,6 +348,7 @@ mod tests {
             },
             load_sites: vec![engine::LoadSite {
                 pc: 3,
+                path: "kernel[2].body[0]".into(),
                 loads: 1000 + i,
                 latency_cycles: 0.1 + i as f64,
             }],

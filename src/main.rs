@@ -55,6 +55,10 @@ OUTPUT:
   shared-memory instructions, wavefronts and bank conflicts
   (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, ...), and the utilisation of each unit (lsu, l1, noc, l2, dram), mean load latency and occupancy,
   and dram_row_hit_rate (DRAM accesses that found their row open / all DRAM accesses).
+  --json also gives each point's load_sites: every global load instruction that ran (pc, its
+  index in program order; statement, where it stands in the workload file, e.g.
+  kernel[3].body[0]), its warp-level loads and their mean latency in cycles: which load of a
+  kernel waits.
 
 TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the

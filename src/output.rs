@@ -132,7 +132,8 @@ fn json_rows(
     let (header, cells) = table_cells(params, variants, results);
     cells
         .into_iter()
-        .map(|row| {
+        .zip(results)
+        .map(|(row, r)| {
             let mut m = serde_json::Map::new();
             for (k, v) in header.iter().zip(row) {
                 if v.is_empty() {
@@ -147,6 +148,21 @@ fn json_rows(
                 };
                 m.insert(k.clone(), val);
             }
+            // Which load of the kernel waits: each global load instruction
+            // (by its index in program order) with its mean latency.
+            let sites: Vec<serde_json::Value> = r
+                .load_sites
+                .iter()
+                .map(|l| {
+                    serde_json::json!({
+                        "pc": l.pc,
+                        "statement": l.path,
+                        "loads": l.loads,
+                        "latency_cycles": (l.latency_cycles * 1000.0).round() / 1000.0,
+                    })
+                })
+                .collect();
+            m.insert("load_sites".into(), sites.into());
             serde_json::Value::Object(m)
         })
         .collect()

@@ -17,7 +17,7 @@ pub mod workload;
 pub use diag::Diag;
 pub use sample::Sampling;
 pub use sim::{Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation};
-pub use spec::DeviceSpec;
+pub use spec::{DeviceSpec, ReplyOrder};
 pub use workload::{Point, Workload};
 
 use rayon::prelude::*;

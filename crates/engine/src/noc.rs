@@ -13,15 +13,14 @@
 //! latency (half the unloaded L2 hit latency, or half the path through the
 //! memory controller where there is no L2).
 //!
-//! With `in_order_replies` (a what-if; no shipped config sets it), an SM
-//! takes in the data of its loads in the order it sent them: a load's data
-//! enters the SM no sooner than the data of the loads sent before it, so
-//! an L2 hit sent after a miss waits for the miss. Acknowledgements of
-//! stores are not ordered with them. The H200's hits wait for their SM's
-//! misses less than this, and its misses not for each other
-//! (`tools/measure/sides`, DEVIATIONS.md 29).
+//! `reply_order` says whether an SM takes in the data of its loads in the
+//! order it sent them: `Any` (as it arrives), `AfterPrevious` (no sooner
+//! than the data of the load sent just before it) or `Strict` (no sooner
+//! than that of every load sent before it), so that an L2 hit sent after a
+//! miss waits for the miss. Acknowledgements of stores are not ordered
+//! with them (`tools/measure/sides`, DEVIATIONS.md 29).
 
-use crate::spec::DeviceSpec;
+use crate::spec::{DeviceSpec, ReplyOrder};
 use timing::Calendar;
 
 /// Both directions of every SM's port.
@@ -31,9 +30,10 @@ pub struct Noc {
     resp: Vec<Calendar>,
     hop_ps: u64,
     header: u64,
-    /// Per SM, when the data of the last load it sent entered it, where
-    /// replies to loads enter in order (`in_order_replies`).
-    load_front: Option<Vec<u64>>,
+    order: ReplyOrder,
+    /// Per SM, when the data of the last load it sent arrived
+    /// (`AfterPrevious`) or entered it (`Strict`).
+    last_load: Vec<u64>,
 }
 
 impl Noc {
@@ -51,7 +51,8 @@ impl Noc {
             resp: vec![port; n],
             hop_ps,
             header: dev.interconnect.header_bytes as u64,
-            load_front: dev.interconnect.in_order_replies.then(|| vec![0; n]),
+            order: dev.interconnect.reply_order,
+            last_load: vec![0; n],
         }
     }
 
@@ -68,17 +69,18 @@ impl Noc {
     }
 
     /// Returns a load's data (`payload` bytes) to SM `sm`, leaving the far
-    /// end at `t`; returns when it has entered the SM: with in-order
-    /// replies, no sooner than the data of the loads the SM sent before.
+    /// end at `t`; returns when it has entered the SM, after the data of
+    /// the loads sent before it as the reply order says.
     pub fn reply_load(&mut self, sm: usize, t: u64, payload: u64) -> u64 {
         let d = self.reply(sm, t, payload);
-        match &mut self.load_front {
-            Some(front) => {
-                let d = d.max(front[sm]);
-                front[sm] = d;
+        match self.order {
+            ReplyOrder::Any => d,
+            ReplyOrder::AfterPrevious => d.max(std::mem::replace(&mut self.last_load[sm], d)),
+            ReplyOrder::Strict => {
+                let d = d.max(self.last_load[sm]);
+                self.last_load[sm] = d;
                 d
             }
-            None => d,
         }
     }
 
@@ -131,25 +133,31 @@ mod tests {
     }
 
     #[test]
-    fn in_order_replies_make_a_hit_wait_for_a_miss_sent_before_it() {
-        let dev = |in_order: bool| {
+    fn a_reply_order_makes_a_hit_wait_for_a_miss_sent_before_it() {
+        let dev = |order: ReplyOrder| {
             let mut d = crate::load_device(&std::path::PathBuf::from(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/../../configs/h200.ron"
             )))
             .unwrap();
-            d.interconnect.in_order_replies = in_order;
+            d.interconnect.reply_order = order;
             d
         };
-        for in_order in [false, true] {
-            let mut n = Noc::new(&dev(in_order), 0);
+        for order in [
+            ReplyOrder::Any,
+            ReplyOrder::AfterPrevious,
+            ReplyOrder::Strict,
+        ] {
+            let mut n = Noc::new(&dev(order), 0);
             // SM 0 sends a miss (its data leaves the L2 at 1,000,000 ps),
-            // then a hit (ready at 300,000 ps); SM 1 sends only a hit.
+            // then two hits (ready at 300,000 ps); SM 1 sends only a hit.
             let miss = n.reply_load(0, 1_000_000, 128);
             let hit = n.reply_load(0, 300_000, 128);
+            let next = n.reply_load(0, 300_000, 128);
             let other = n.reply_load(1, 300_000, 128);
             assert!(miss >= 1_000_000 && other < 1_000_000);
-            assert_eq!(hit >= miss, in_order, "in order: {in_order}");
+            assert_eq!(hit >= miss, order != ReplyOrder::Any, "{order:?}");
+            assert_eq!(next >= miss, order == ReplyOrder::Strict, "{order:?}");
             // Acknowledgements are not ordered with loads.
             assert!(n.reply(0, 300_000, 0) < miss);
         }

@@ -161,10 +161,12 @@ impl SampleInfo {
 }
 
 /// The global loads of one instruction of the kernel (of the blocks timed).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoadSite {
     /// Index of the instruction in the program (program order).
     pub pc: u32,
+    /// The statement in the workload file (`kernel[4].then[0].body[1]`).
+    pub path: String,
     /// Warp-level loads it issued.
     pub loads: u64,
     /// Their mean cycles from issue to last byte.
@@ -1444,6 +1446,7 @@ impl<'a> Simulation<'a> {
                 .filter(|(_, s)| s.1 > 0)
                 .map(|(pc, &(sum, n))| LoadSite {
                     pc: pc as u32,
+                    path: self.prog.sources[pc].path.clone(),
                     loads: n,
                     latency_cycles: sum / n as f64 / cycle,
                 })

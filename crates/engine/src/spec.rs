@@ -215,13 +215,26 @@ pub struct InterconnectSpec {
     /// Bytes of address and control in every packet (a load request, a
     /// store's header, a reply's header, an acknowledgement).
     pub header_bytes: u32,
-    /// An SM takes in the data of its loads from the L2 in the order it
-    /// sent them: a load's data enters the SM no sooner than that of every
-    /// load the SM sent to the L2 before it, so an L2 hit waits for a miss
-    /// sent ahead of it. Optional, default off: a what-if (the H200's hits
-    /// wait for their SM's misses, less than this; DEVIATIONS.md 29).
+    /// The order in which an SM takes in the data of its loads from the L2
+    /// (`ReplyOrder`). Optional, default `Any`.
     #[serde(default)]
-    pub in_order_replies: bool,
+    pub reply_order: ReplyOrder,
+}
+
+/// The order in which an SM takes in the data of its loads from the L2
+/// (or the memory controllers): whether an L2 hit sent after a miss waits
+/// for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum ReplyOrder {
+    /// Each load's data enters the SM as soon as it arrives.
+    #[default]
+    Any,
+    /// A load's data enters no sooner than that of the load the SM sent
+    /// just before it (as that one arrives, not as it enters).
+    AfterPrevious,
+    /// A load's data enters no sooner than that of every load the SM sent
+    /// before it.
+    Strict,
 }
 
 /// Kernel launch costs.
