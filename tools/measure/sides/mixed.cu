@@ -2,7 +2,7 @@
 // SM or per SM sub-partition (warp scheduler)?
 //
 // Build:  nvcc -O3 -arch=sm_90 -o mixed mixed.cu
-// Run:    ./mixed OUT.csv
+// Run:    ./mixed OUT.csv [sweep]   (sweep: the cases of the `sweep` list below)
 //
 // One block of 1024 threads per SM on every SM. In each block, hit warps
 // (a mask of warp numbers) load 128 consecutive bytes per iteration
@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "../ck.cuh"
@@ -73,7 +74,7 @@ __global__ void mixed_kernel(const float* s, const float* m, uint64_t smask, uin
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: mixed OUT.csv\n");
+        fprintf(stderr, "usage: mixed OUT.csv [sweep]\n");
         return 2;
     }
     FILE* f = fopen(argv[1], "w");
@@ -96,12 +97,12 @@ int main(int argc, char** argv) {
     const int smem = 120 << 10;
     CK(cudaFuncSetAttribute((const void*)mixed_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     struct Case {
-        const char* name;
+        std::string name;
         unsigned hits, misses;
     };
     // Warps 4k (scheduler 0) and the rest (schedulers 1-3) of warps 0-15.
     const unsigned s0 = 0x1111, s123 = 0xEEEE, s0hi = 0x11110000, s123hi = 0xEEEE0000;
-    const std::vector<Case> cases = {
+    std::vector<Case> cases = {
         {"hits alone, scheduler 0", s0, 0},
         {"hits alone, schedulers 1-3", s123, 0},
         {"misses alone, scheduler 0", 0, s0hi},
@@ -111,6 +112,32 @@ int main(int argc, char** argv) {
         {"hits 1-3, misses 0 (other scheduler)", s123, s0hi},
         {"hits 0, misses 1-3 (other schedulers)", s0, s123hi},
     };
+    // `sweep`: how the hits' wait grows with the miss warps beside them.
+    // Hits on warps 0 and 4 (scheduler 0) beside 1, 2, 4 or 6 miss warps
+    // on scheduler 0 (warps 8, 12, ...), on scheduler 1 (warps 1, 5, ...)
+    // or spread over schedulers 1-3 (3, 6, 12 or 18 warps); hits on the 12
+    // warps of schedulers 1-3 among 0-15 beside 1, 2 or 4 miss warps on
+    // scheduler 0 (16, 20, 24, 28) or 3, 6 or 12 on schedulers 1-3 (17, 18, ...).
+    if (argc > 2 && std::string(argv[2]) == "sweep") {
+        auto pick = [](int first, int stride, int n) {
+            unsigned m = 0;
+            for (int k = 0; k < n; k++) m |= 1u << (first + k * stride);
+            return m;
+        };
+        auto spread = [](int first, int n) {  // n warps of schedulers 1-3 from warp `first`
+            unsigned m = 0;
+            for (int w = first, k = 0; k < n && w < 32; w++)
+                if (w % 4 != 0) m |= 1u << w, k++;
+            return m;
+        };
+        const unsigned h2 = 0x11;
+        cases = {{"2 hits alone", h2, 0}};
+        for (int n : {1, 2, 4, 6}) cases.push_back({"2 hits, misses on scheduler 0", h2, pick(8, 4, n)});
+        for (int n : {1, 2, 4, 6}) cases.push_back({"2 hits, misses on scheduler 1", h2, pick(1, 4, n)});
+        for (int n : {3, 6, 12, 18}) cases.push_back({"2 hits, misses on schedulers 1-3", h2, spread(1, n)});
+        for (int n : {1, 2, 4}) cases.push_back({"12 hits, misses on scheduler 0", s123, pick(16, 4, n)});
+        for (int n : {3, 6, 12}) cases.push_back({"12 hits, misses on schedulers 1-3", s123, spread(17, n)});
+    }
     const int iters = 4096;
     fprintf(f, "case,name,hit_warps,miss_warps,rep,hit_latency_cycles,miss_latency_cycles,hit_gbps,miss_gbps");
     for (int k = 0; k < BINS; k++) fprintf(f, ",b%d", k * 50);
@@ -128,12 +155,13 @@ int main(int argc, char** argv) {
             if (rep == 0) continue;  // warms the caches
             const double ns = (double)(h.t1 - h.t0);
             const double hl = h.hit_n ? h.hit_lat / (double)h.hit_n : 0, ml = h.miss_n ? h.miss_lat / (double)h.miss_n : 0;
-            fprintf(f, "%zu,\"%s\",%08x,%08x,%d,%.1f,%.1f,%.1f,%.1f", i, k.name, k.hits, k.misses, rep, hl, ml,
+            fprintf(f, "%zu,\"%s\",%08x,%08x,%d,%.1f,%.1f,%.1f,%.1f", i, k.name.c_str(), k.hits, k.misses, rep, hl, ml,
                     h.hit_n * 128 / ns, h.miss_n * 128 / ns);
             for (int b = 0; b < BINS; b++) fprintf(f, ",%u", h.hist[b]);
             fprintf(f, "\n");
             fflush(f);
-            printf("case %zu %-40s hits %6.1f cycles misses %6.1f cycles (%.1f / %.1f GB/s)\n", i, k.name, hl, ml,
+            printf("case %zu %-40s %08x %08x hits %6.1f cycles misses %6.1f cycles (%.1f / %.1f GB/s)\n", i,
+                   k.name.c_str(), k.hits, k.misses, hl, ml,
                    h.hit_n * 128 / ns, h.miss_n * 128 / ns);
         }
     }
