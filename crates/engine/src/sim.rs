@@ -234,9 +234,9 @@ pub struct Simulation<'a> {
     next_block: u64,
     end: u64,
     counters: Counters,
-    load_latency_sum: f64,
-    loads: u64,
-    /// Per instruction: latency sum (ps) and count of its global loads.
+    /// Per instruction: latency sum (ps) and count of its global loads
+    /// (whole picoseconds, so the sums are exact and their total is the
+    /// kernel's).
     load_sites: Vec<(f64, u64)>,
     warp_time: f64,
     // Sampling.
@@ -550,8 +550,6 @@ impl<'a> Simulation<'a> {
             next_block: 0,
             end: 0,
             counters: Counters::default(),
-            load_latency_sum: 0.0,
-            loads: 0,
             load_sites: vec![(0.0, 0); prog.len()],
             warp_time: 0.0,
             mode: Sampling::Off,
@@ -1185,8 +1183,6 @@ impl<'a> Simulation<'a> {
                 s.reg_ready[d as usize] = done;
             }
             s.last_load = s.last_load.max(done);
-            self.load_latency_sum += (done - issue) as f64;
-            self.loads += 1;
             let site = &mut self.load_sites[a.pc as usize];
             site.0 += (done - issue) as f64;
             site.1 += 1;
@@ -1394,6 +1390,10 @@ impl<'a> Simulation<'a> {
         let lsu_util = lines as f64 / (n_sm * cycles * dev.sm.lsu_lines_per_cycle);
         let (req, resp) = self.noc.bytes();
         let sum = |f: fn(&Sm) -> u64| self.sms.iter().map(f).sum::<u64>() as f64;
+        let (latency_sum, loads) = self
+            .load_sites
+            .iter()
+            .fold((0.0, 0), |(s, n), &(ls, ln)| (s + ls, n + ln));
         let b = Bottlenecks {
             lsu_util,
             // L1 lookups go through the LSU's tag port.
@@ -1423,8 +1423,8 @@ impl<'a> Simulation<'a> {
                 None => 0.0,
             },
             dram_queue_stall: ds.queue_wait_ps as f64 / (dev.dram.channels as f64 * endf),
-            load_latency_cycles: if self.loads > 0 {
-                self.load_latency_sum / self.loads as f64 / self.cycle
+            load_latency_cycles: if loads > 0 {
+                latency_sum / loads as f64 / self.cycle
             } else {
                 0.0
             },
