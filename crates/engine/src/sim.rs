@@ -41,8 +41,6 @@ use simt_core::affine::{AffineTrace, TracedStep};
 use simt_core::{
     ExecError, ExecFault, MemKind, MemSpace, Program, Scratch, Step, Warp, WarpAccess,
 };
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone, Default)]
 struct Slot {
@@ -262,23 +260,119 @@ pub struct Simulation<'a> {
     special_ps: u64,
 }
 
-/// Warps ordered by the time they next run, ties by warp id: a min-heap of
-/// `(time, id)` packed into one integer, so that each comparison is one.
-#[derive(Debug, Default)]
-struct Events(BinaryHeap<Reverse<u128>>);
+/// Warps ordered by the time they next run, ties by warp id: a radix heap
+/// of `(time, id)` packed into one integer. Warps are nearly always pushed
+/// at or after the time of the last one popped (a monotone queue), so a
+/// key goes to the bucket of the highest bit in which it differs from the
+/// last key popped, and a pop only sorts out the lowest non-empty bucket:
+/// a push or pop costs a few instructions, where a binary heap of the
+/// thousands of warps of a large GPU compares a dozen keys. Keys are
+/// unique (a warp waits in one place), so the order is exactly the keys'.
+#[derive(Debug)]
+struct Events {
+    /// The last key popped; every key held is at least this one.
+    last: u128,
+    /// `buckets[b]`: keys whose highest bit differing from `last` is
+    /// bit `b - 1` (`buckets[0]`: `last` itself).
+    buckets: Vec<Vec<u128>>,
+    /// Bit set `b` where `buckets[b]` holds keys (bits 0-127, 128 apart).
+    full: [u64; 3],
+    len: usize,
+    /// Keys pushed below `last`, which go first.
+    early: std::collections::BinaryHeap<std::cmp::Reverse<u128>>,
+}
+
+impl Default for Events {
+    fn default() -> Events {
+        Events {
+            last: 0,
+            buckets: vec![Vec::new(); 129],
+            full: [0; 3],
+            len: 0,
+            early: Default::default(),
+        }
+    }
+}
 
 impl Events {
+    #[inline]
+    fn bucket(&self, k: u128) -> usize {
+        (128 - (k ^ self.last).leading_zeros()) as usize
+    }
+
+    #[inline]
+    fn put(&mut self, k: u128) {
+        let b = self.bucket(k);
+        self.buckets[b].push(k);
+        self.full[b / 64] |= 1 << (b % 64);
+    }
+
     fn push(&mut self, t: u64, id: u32) {
-        self.0.push(Reverse((t as u128) << 32 | id as u128));
+        let k = (t as u128) << 32 | id as u128;
+        if k < self.last {
+            // A key before the last one popped (a warp put back at the
+            // current time with a lower id): it goes before every key of
+            // the buckets.
+            self.early.push(std::cmp::Reverse(k));
+            return;
+        }
+        self.put(k);
+        self.len += 1;
+    }
+
+    /// Moves the smallest key into `buckets[0]` (and makes it `last`).
+    fn settle(&mut self) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        if self.full[0] & 1 == 0 {
+            let b = if self.full[0] != 0 {
+                self.full[0].trailing_zeros() as usize
+            } else if self.full[1] != 0 {
+                64 + self.full[1].trailing_zeros() as usize
+            } else {
+                128
+            };
+            let keys = std::mem::take(&mut self.buckets[b]);
+            self.full[b / 64] &= !(1 << (b % 64));
+            self.last = *keys.iter().min().expect("a bucket marked full holds keys");
+            for &k in &keys {
+                self.put(k);
+            }
+            // Give the storage back to the bucket it came from.
+            let mut keys = keys;
+            keys.clear();
+            if self.buckets[b].is_empty() {
+                self.buckets[b] = keys;
+            }
+        }
+        true
     }
 
     fn pop(&mut self) -> Option<(u64, u32)> {
-        self.0.pop().map(|Reverse(k)| ((k >> 32) as u64, k as u32))
+        if let Some(std::cmp::Reverse(k)) = self.early.pop() {
+            return Some(((k >> 32) as u64, k as u32));
+        }
+        if !self.settle() {
+            return None;
+        }
+        let k = self.buckets[0].pop().expect("settled");
+        if self.buckets[0].is_empty() {
+            self.full[0] &= !1;
+        }
+        self.len -= 1;
+        Some(((k >> 32) as u64, k as u32))
     }
 
     /// The warp that runs next, if any.
-    fn next_id(&self) -> Option<u32> {
-        self.0.peek().map(|Reverse(k)| *k as u32)
+    fn next_id(&mut self) -> Option<u32> {
+        if let Some(std::cmp::Reverse(k)) = self.early.peek() {
+            return Some(*k as u32);
+        }
+        if !self.settle() {
+            return None;
+        }
+        self.buckets[0].last().map(|&k| k as u32)
     }
 }
 
