@@ -13,8 +13,13 @@
 //! state; where it may store more than the L2 keeps dirty, only once the
 //! L2 has begun writing back), the waves since then form the window: a least-squares line
 //! through the retirement times of each half gives its time per block,
-//! and when the two halves agree within [`TOLERANCE`] the kernel has
-//! settled. Dispatch then stops: the blocks already running drain as the
+//! and when the two halves agree within [`TOLERANCE`], in time per block
+//! and in the traffic each sector issued causes (L1 hits, L2 sectors and
+//! hits, DRAM bytes, within [`TOLERANCE`] and [`TRAFFIC_SLACK`]), the
+//! kernel has settled. Where the traffic differs (the L2 has filled or
+//! begun writing back inside the window), the waves before the second
+//! half are dropped from the window: the extrapolated counters come from
+//! the traffic as it is now. Dispatch then stops: the blocks already running drain as the
 //! real kernel's last ones do, so the run of `S` blocks times the ramp and
 //! the tail. The `N - S` blocks not timed add the window's rate:
 //!
@@ -48,10 +53,25 @@
 //! A kernel whose rate keeps drifting (more than the tolerance between
 //! the halves) never settles and is timed whole; `Auto` samples only grids
 //! of [`AUTO_MIN_WAVES`] waves or more, where the shortest window
-//! (warm-up and two halves, 20 waves) leaves at least a third of the grid
-//! untimed. On the 390 points of seed 002's figures on the Tesla cards
-//! (17 to 85 waves; 257 sampled) the sampled time is within 2% of the
-//! whole run's on every point (`tools/speed/compare.py`).
+//! (warm-up and two halves, 12 waves) leaves at least a quarter of the
+//! grid untimed. On the 390 points of seed 002's figures on the Tesla
+//! cards (17 to 85 waves; 376 sampled) the sampled time is within 2% of
+//! the whole run's on every point (worst 1.54%, `tools/speed/compare.py`),
+//! and on the 524 cases `gpusim validate` replays within 0.9% (116
+//! sampled; `tools/speed/compare_validate.py`). The window is as short as
+//! that allows: with a warm-up of 3 waves and halves of 3, 4 of the 390
+//! points missed 2% (worst 3.3%), and with halves of 2, 15 did. (Until
+//! 2026-11-26 the warm-up was 8 waves, the halves 6 and `Auto` began at
+//! 32 waves: the seed figures took 31-34 s here, against 22-27 s since.)
+//! The L2 must replace twice the lines it has places for. Once was tried:
+//! it saves a third of the H200's 256 MiB and 1 GiB points' time, but the
+//! write streams' waves vary more than a window of 4-wave halves averages
+//! out, and they came out 2.2-3.0% slow; with half the places, the 1 GiB
+//! offset point's DRAM bytes came out 1.03% off, and with no turnover at
+//! all, a 256 MiB offset point's L2 and DRAM counters 7.8% off (the window
+//! began before any line was evicted), though every time stayed within
+//! 2%. (Comparing the halves' traffic too catches a change inside the
+//! window, not one after it.)
 //!
 //! Where most of a sampled run's time goes on the H200: waiting for the
 //! L2 to turn over. A 1 GiB offset point times 127 of its 993 waves, 114
@@ -105,19 +125,24 @@ impl std::str::FromStr for Sampling {
 }
 
 /// Waves skipped before any is compared: the launch ramp.
-pub const WARMUP_WAVES: usize = 8;
+pub const WARMUP_WAVES: usize = 4;
 /// Waves in each half of the window compared, at least. The window is
 /// every wave since the warm-up (or the L2's turnover): the longer a
 /// kernel runs before it settles, the more waves its rate is averaged
 /// over, and a slow drift shows as a difference between the halves.
-pub const HALF_WAVES: usize = 6;
+pub const HALF_WAVES: usize = 4;
 /// How far the two halves' times per block may differ, as a fraction of
 /// their mean.
 pub const TOLERANCE: f64 = 0.01;
+/// How far the halves' traffic per sector issued (L1 hits, L2 sectors
+/// and hits, DRAM bytes in 32-byte sectors) may differ beyond
+/// [`TOLERANCE`]: half a percent of a sector, so that a counter near zero
+/// does not hold the window back on a few sectors' difference.
+pub const TRAFFIC_SLACK: f64 = 0.005;
 /// `Auto` samples grids of at least this many waves; smaller ones would
 /// time most of their blocks anyway (the shortest window is
 /// `WARMUP_WAVES + 2 * HALF_WAVES`).
-pub const AUTO_MIN_WAVES: u64 = 32;
+pub const AUTO_MIN_WAVES: u64 = 16;
 
 /// Retirement times kept at most (32 MiB): a kernel that has not settled
 /// by then is timed whole, without keeping more.
@@ -177,6 +202,9 @@ pub struct Sampler {
     /// Number of waves recorded when the L2 had first reached its steady
     /// state (turned over, writing back, as needed).
     turned_over_since: Option<usize>,
+    /// The first wave of the window once the traffic has been seen to
+    /// change: the waves before it are left out.
+    restart: usize,
 }
 
 /// Least-squares slope of `y` against its index, its standard error and
@@ -237,6 +265,7 @@ impl Sampler {
             need_turnover,
             need_writeback,
             turned_over_since: None,
+            restart: 0,
         }
     }
 
@@ -280,7 +309,8 @@ impl Sampler {
         } else {
             0
         }
-        .max(WARMUP_WAVES);
+        .max(WARMUP_WAVES)
+        .max(self.restart);
         if n < first_ok + 2 * HALF_WAVES {
             return None;
         }
@@ -298,6 +328,23 @@ impl Sampler {
         let (s, se, sd) = slope(&self.retired[a * w..n * w]);
         if s <= 0.0 || (sa - sb).abs() > TOLERANCE * s {
             return None;
+        }
+        // The traffic must have settled too: each counter's increments per
+        // sector issued agree between the halves. Where they do not (the
+        // L2 has filled, or begun writing back, within the window), the
+        // waves before the second half are left out from now on.
+        let (ma, mb) = (self.marks[a], self.marks[b]);
+        let per_sector = |x: &Mark, y: &Mark, k: usize| {
+            // DRAM bytes counted in sectors.
+            let scale = if k >= 4 { 32.0 } else { 1.0 };
+            (y.c[k] - x.c[k]) as f64 / (y.c[BASIS] - x.c[BASIS]).max(1) as f64 / scale
+        };
+        for k in 0..SNAP {
+            let (ra, rb) = (per_sector(&ma, &mb, k), per_sector(&mb, &m, k));
+            if (ra - rb).abs() > TOLERANCE * ra.max(rb) + TRAFFIC_SLACK {
+                self.restart = b;
+                return None;
+            }
         }
         // The units' work: a kernel ends when its work has drained, so where
         // the work booked per block outruns the retirements, that is the
@@ -437,6 +484,36 @@ mod tests {
         let se = wave_se(&[0, 1000, 2400, 3400, 4800]);
         assert!((se - 115.47).abs() < 0.01, "{se}");
         assert_eq!(wave_se(&[0, 1000]), 0.0, "one wave has no spread");
+    }
+
+    #[test]
+    fn traffic_that_changes_restarts_the_window() {
+        // Blocks retire every 100 ps throughout, but from block 100 on
+        // (wave 10) each sector issued costs a DRAM write of 32 bytes as
+        // well: the window must hold only waves after the change.
+        let mut s = Sampler::new(10, false, false);
+        let mut written = 0;
+        let mut found = None;
+        for i in 0..60 * 10u64 {
+            if i >= 100 {
+                written += 64;
+            }
+            let t = 100 * (i + 1);
+            if s.block_done(t) {
+                let m = Mark {
+                    t,
+                    work: t,
+                    c: [0, 0, 0, 0, 0, written, 2 * (i + 1)],
+                };
+                if let Some(st) = s.wave_done(m, false, false) {
+                    found = Some((st, (i + 1) / 10));
+                    break;
+                }
+            }
+        }
+        let (st, wave) = found.expect("settled");
+        assert!(wave > 10 + 2 * HALF_WAVES as u64, "settled at wave {wave}");
+        assert!((st.per_sector[5] - 32.0).abs() < 1e-9, "{st:?}");
     }
 
     #[test]
