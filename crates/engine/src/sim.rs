@@ -260,155 +260,23 @@ pub struct Simulation<'a> {
     special_ps: u64,
 }
 
-/// Warps ordered by the time they next run, ties by warp id: a radix heap
-/// of `(time, id)` packed into one integer. Warps are nearly always pushed
-/// at or after the time of the last one popped (a monotone queue), so a
-/// key goes to the bucket of the highest bit in which it differs from the
-/// last key popped, and a pop only sorts out the lowest non-empty bucket:
-/// a push or pop costs a few instructions, where a binary heap of the
-/// thousands of warps of a large GPU compares a dozen keys. Keys are
-/// unique (a warp waits in one place), so the order is exactly the keys'.
-#[derive(Debug)]
-struct Events {
-    /// The last key popped; every key held is at least this one.
-    last: u128,
-    /// `buckets[b]`: keys whose highest bit differing from `last` is
-    /// bit `b - 1` (`buckets[0]`: `last` itself).
-    buckets: Vec<Vec<u128>>,
-    /// Bit set `b` where `buckets[b]` holds keys (bits 0-127, 128 apart).
-    full: [u64; 3],
-    len: usize,
-    /// Keys pushed below `last`, which go first.
-    early: std::collections::BinaryHeap<std::cmp::Reverse<u128>>,
-    /// Bits of a key that hold the warp's id: as few as the ids need, so
-    /// that warps waiting for the same time are sorted out in few steps.
-    id_bits: u32,
-}
+/// Warps ordered by the time they next run, ties by warp id: a min-heap of
+/// `(time, id)` packed into one integer, so that each comparison is one.
+#[derive(Debug, Default)]
+struct Events(BinaryHeap<Reverse<u128>>);
 
 impl Events {
-    /// A queue for warp ids below `ids`.
-    fn new(ids: u64) -> Events {
-        Events {
-            last: 0,
-            buckets: vec![Vec::new(); 129],
-            full: [0; 3],
-            len: 0,
-            early: Default::default(),
-            id_bits: (64 - ids.saturating_sub(1).leading_zeros()).max(1),
-        }
-    }
-}
-
-impl Events {
-    /// Gives ids `bits` bits, keeping every key's place (the keys'
-    /// order is that of (time, id) whatever the width).
-    fn widen(&mut self, bits: u32) {
-        let rekey = |k: u128, from: u32| (k >> from) << bits | (k & ((1 << from) - 1));
-        let from = self.id_bits;
-        let held: Vec<u128> = self.buckets.iter_mut().flat_map(std::mem::take).collect();
-        self.early = self
-            .early
-            .drain()
-            .map(|std::cmp::Reverse(k)| std::cmp::Reverse(rekey(k, from)))
-            .collect();
-        self.full = [0; 3];
-        self.last = rekey(self.last, from);
-        self.id_bits = bits;
-        for k in held {
-            self.put(rekey(k, from));
-        }
-    }
-
-    /// Time and id of a key.
-    #[inline]
-    fn split(&self, k: u128) -> (u64, u32) {
-        (
-            (k >> self.id_bits) as u64,
-            (k & ((1 << self.id_bits) - 1)) as u32,
-        )
-    }
-
-    #[inline]
-    fn bucket(&self, k: u128) -> usize {
-        (128 - (k ^ self.last).leading_zeros()) as usize
-    }
-
-    #[inline]
-    fn put(&mut self, k: u128) {
-        let b = self.bucket(k);
-        self.buckets[b].push(k);
-        self.full[b / 64] |= 1 << (b % 64);
-    }
-
     fn push(&mut self, t: u64, id: u32) {
-        if (id as u64) >> self.id_bits != 0 {
-            self.widen(32);
-        }
-        let k = (t as u128) << self.id_bits | id as u128;
-        if k < self.last {
-            // A key before the last one popped (a warp put back at the
-            // current time with a lower id): it goes before every key of
-            // the buckets.
-            self.early.push(std::cmp::Reverse(k));
-            return;
-        }
-        self.put(k);
-        self.len += 1;
-    }
-
-    /// Moves the smallest key into `buckets[0]` (and makes it `last`).
-    fn settle(&mut self) -> bool {
-        if self.len == 0 {
-            return false;
-        }
-        if self.full[0] & 1 == 0 {
-            let b = if self.full[0] != 0 {
-                self.full[0].trailing_zeros() as usize
-            } else if self.full[1] != 0 {
-                64 + self.full[1].trailing_zeros() as usize
-            } else {
-                128
-            };
-            let keys = std::mem::take(&mut self.buckets[b]);
-            self.full[b / 64] &= !(1 << (b % 64));
-            self.last = *keys.iter().min().expect("a bucket marked full holds keys");
-            for &k in &keys {
-                self.put(k);
-            }
-            // Give the storage back to the bucket it came from.
-            let mut keys = keys;
-            keys.clear();
-            if self.buckets[b].is_empty() {
-                self.buckets[b] = keys;
-            }
-        }
-        true
+        self.0.push(Reverse((t as u128) << 32 | id as u128));
     }
 
     fn pop(&mut self) -> Option<(u64, u32)> {
-        if let Some(std::cmp::Reverse(k)) = self.early.pop() {
-            return Some(self.split(k));
-        }
-        if !self.settle() {
-            return None;
-        }
-        let k = self.buckets[0].pop().expect("settled");
-        if self.buckets[0].is_empty() {
-            self.full[0] &= !1;
-        }
-        self.len -= 1;
-        Some(self.split(k))
+        self.0.pop().map(|Reverse(k)| ((k >> 32) as u64, k as u32))
     }
 
     /// The warp that runs next, if any.
-    fn next_id(&mut self) -> Option<u32> {
-        if let Some(std::cmp::Reverse(k)) = self.early.peek() {
-            return Some(self.split(*k).1);
-        }
-        if !self.settle() {
-            return None;
-        }
-        self.buckets[0].last().map(|&k| self.split(k).1)
+    fn next_id(&self) -> Option<u32> {
+        self.0.peek().map(|Reverse(k)| *k as u32)
     }
 }
 
@@ -669,7 +537,7 @@ impl<'a> Simulation<'a> {
             free_slots: Vec::new(),
             blocks: Vec::new(),
             free_blocks: Vec::new(),
-            heap: Events::new(dev.sm.max_warps as u64 * dev.sm.count as u64),
+            heap: Events::default(),
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
             written: Vec::with_capacity(32),
@@ -1592,12 +1460,12 @@ mod tests {
     use std::path::PathBuf;
 
     proptest! {
-        /// The event queue pops what a binary heap of (time, id) pops,
-        /// whatever the order of pushes: later or earlier than the last
-        /// popped, with ids that outgrow the width it was made for.
+        /// The event queue pops in (time, id) order, whatever the order
+        /// of pushes: later than the last popped, or at its time with a
+        /// lower id.
         #[test]
         fn events_pop_in_time_then_id_order(ops in prop::collection::vec((0u64..3, 0u64..2000, 0u32..300), 1..400)) {
-            let mut q = Events::new(64);
+            let mut q = Events::default();
             let mut reference: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>> =
                 std::collections::BinaryHeap::new();
             let mut now = 0;
