@@ -41,6 +41,8 @@ use simt_core::affine::{AffineTrace, TracedStep};
 use simt_core::{
     ExecError, ExecFault, MemKind, MemSpace, Program, Scratch, Step, Warp, WarpAccess,
 };
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone, Default)]
 struct Slot {
