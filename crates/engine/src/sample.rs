@@ -156,6 +156,11 @@ pub const MAX_RECORDED: usize = 1 << 22;
 /// bytes written.
 pub const SNAP: usize = 6;
 
+/// Bytes in one unit of each snapshotted counter, for comparing their
+/// increments per sector: sectors count whole, DRAM bytes in 32-byte
+/// sectors.
+const SNAP_UNIT: [f64; SNAP] = [1.0, 1.0, 1.0, 1.0, 32.0, 32.0];
+
 /// Where the snapshot keeps the sectors issued so far (loads and stores),
 /// the basis the other counters are extrapolated on.
 pub const BASIS: usize = SNAP;
@@ -338,9 +343,7 @@ impl Sampler {
         // waves before the second half are left out from now on.
         let (ma, mb) = (self.marks[a], self.marks[b]);
         let per_sector = |x: &Mark, y: &Mark, k: usize| {
-            // DRAM bytes counted in sectors.
-            let scale = if k >= 4 { 32.0 } else { 1.0 };
-            (y.c[k] - x.c[k]) as f64 / (y.c[BASIS] - x.c[BASIS]).max(1) as f64 / scale
+            (y.c[k] - x.c[k]) as f64 / (y.c[BASIS] - x.c[BASIS]).max(1) as f64 / SNAP_UNIT[k]
         };
         for k in 0..SNAP {
             let (ra, rb) = (per_sector(&ma, &mb, k), per_sector(&mb, &m, k));
