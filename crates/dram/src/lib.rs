@@ -2,7 +2,6 @@
 #![warn(missing_docs)]
 
 use serde::Deserialize;
-use std::collections::VecDeque;
 use timing::{prefetch_range, Divisor};
 pub use timing::{Calendar, Pool};
 
@@ -279,6 +278,49 @@ impl Op {
     }
 }
 
+/// A bank's bookings, oldest first, in one run of memory: the bookings a
+/// request looks at are a slice (the bank's queue is read far more often
+/// than it changes). Dropping from the front moves an offset; the storage
+/// is compacted once the dropped part outgrows the live one.
+#[derive(Debug, Clone, Default)]
+struct Ops {
+    v: Vec<Op>,
+    head: usize,
+}
+
+impl Ops {
+    #[inline]
+    fn push_back(&mut self, op: Op) {
+        self.v.push(op);
+    }
+
+    #[inline]
+    fn insert(&mut self, i: usize, op: Op) {
+        self.v.insert(self.head + i, op);
+    }
+
+    #[inline]
+    fn pop_front(&mut self) {
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        } else if self.head >= 32 && 2 * self.head >= self.v.len() {
+            self.v.drain(..self.head);
+            self.head = 0;
+        }
+    }
+}
+
+impl std::ops::Deref for Ops {
+    type Target = [Op];
+
+    #[inline]
+    fn deref(&self) -> &[Op] {
+        &self.v[self.head..]
+    }
+}
+
 /// A bank's bookings in time order. Requests reach the controller out of
 /// time order (each is booked when the simulation issues it); like the
 /// data bus, a bank lets a request ready earlier use the idle time before
@@ -286,7 +328,7 @@ impl Op {
 /// Refreshes are bookings too, placed as the bookings reach their time.
 #[derive(Debug, Clone, Default)]
 struct Bank {
-    ops: VecDeque<Op>,
+    ops: Ops,
     /// The time up to which bookings have been dropped.
     advanced: u64,
     /// Start of the bank's next refresh not yet booked; every booking ends
@@ -382,6 +424,21 @@ impl Bank {
         };
         let joins = k.first_ready && !write && self.joins_batch(row, t);
         loop {
+            // Between two bookings, a request needs the gap after the first
+            // (from `t` on) to hold at least its column slot: where it does
+            // not, the placement below would not fit either (every way it
+            // can start is at or after that gap's start), so skip ahead.
+            let ops = &self.ops[..];
+            while i < ops.len() {
+                let g0 = match i.checked_sub(1) {
+                    Some(j) => t.max(ops[j].end),
+                    None => t,
+                };
+                if g0 + k.col <= ops[i].begin {
+                    break;
+                }
+                i += 1;
+            }
             let prev = i.checked_sub(1).map(|j| self.ops[j]);
             // Served in its row's batch: the bank's work grows by one
             // column access, and the row left open last is unchanged.
@@ -481,7 +538,7 @@ impl Bank {
     /// When the bank's next refresh can begin: when it is due, and the
     /// bank idle (its last booking over, its row closed).
     fn refresh_start(&self, k: &BankTiming) -> u64 {
-        let idle = self.ops.back().map_or(0, |l| {
+        let idle = self.ops.last().map_or(0, |l| {
             if l.refresh {
                 l.end
             } else {
@@ -550,14 +607,7 @@ impl Bank {
     /// last `WINDOW + 1`) into its caches.
     fn prefetch(&self) {
         let n = self.ops.len();
-        let lo = n.saturating_sub(WINDOW + 1);
-        let (a, b) = self.ops.as_slices();
-        if lo < a.len() {
-            prefetch_range(&a[lo..]);
-            prefetch_range(b);
-        } else {
-            prefetch_range(&b[lo - a.len()..]);
-        }
+        prefetch_range(&self.ops[n.saturating_sub(WINDOW + 1)..]);
     }
 
     /// Whether a read of `row` arriving at `t` joins a batch of that row
@@ -570,7 +620,7 @@ impl Bank {
     /// keep their times) and costs what a hit costs.
     fn joins_batch(&self, row: u64, t: u64) -> bool {
         let n = self.ops.len();
-        match self.ops.back() {
+        match self.ops.last() {
             Some(l) if l.row != row && l.end > t && !l.refresh => {}
             _ => return false,
         }
@@ -849,6 +899,16 @@ impl Dram {
         let row = page >> self.bank_shift;
         let bank = (((page ^ row) & self.bank_mask) << self.group_shift) | group;
         (channel as usize, bank as usize, row)
+    }
+
+    /// Hints the host CPU to bring the state a read of `addr` will use
+    /// (its channel and the bank's latest bookings) into its caches.
+    #[inline]
+    pub fn prefetch(&self, addr: u64) {
+        let (c, b, _) = self.map(addr);
+        let ch = &self.ch[c];
+        prefetch_range(std::slice::from_ref(ch));
+        ch.banks[b].prefetch();
     }
 
     /// Channel `c`, having forgotten its bookings before [`Dram::advance`]'s time.

@@ -54,7 +54,8 @@ struct Slot {
     /// When its shared-memory stores so far are done (a barrier waits for them).
     shared_done: u64,
     reg_ready: [u64; 32],
-    pending: Option<WarpAccess>,
+    /// The access held back, as its place in [`Simulation::parked`].
+    pending: Option<u32>,
     done: bool,
     /// Where the kernel is block-affine: the warp replays its traced
     /// instructions instead of executing (the same steps and addresses).
@@ -217,6 +218,11 @@ pub struct Simulation<'a> {
     dram: Dram,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
+    /// The accesses warps hold back, apart from the warps' slots: few are
+    /// held at once, and places are reused last-freed first, so they stay
+    /// in the host's caches where a slot would not.
+    parked: Vec<WarpAccess>,
+    free_parked: Vec<u32>,
     blocks: Vec<Block>,
     free_blocks: Vec<u32>,
     heap: Events,
@@ -232,6 +238,9 @@ pub struct Simulation<'a> {
     bar_latency_ps: u64,
     // Progress.
     next_block: u64,
+    /// Which units' state is too large for the host's caches, so that
+    /// prefetching it before a lookup pays: L1s, L2, DRAM banks.
+    prefetch: [bool; 3],
     end: u64,
     counters: Counters,
     /// Per instruction: latency sum (ps) and count of its global loads
@@ -488,6 +497,28 @@ pub fn count_each_warp(
     Ok(c)
 }
 
+/// State smaller than this stays in the host's caches (its L2 holds 512
+/// KiB to 2 MiB per core on current x86-64 and Arm servers): prefetching
+/// it before a lookup only costs instructions.
+const HOST_CACHE_BYTES: u64 = 1 << 20;
+
+/// Whether the L1s', the L2's and the DRAM banks' state outgrows
+/// [`HOST_CACHE_BYTES`] (a cache way takes about 48 bytes of tag, recency
+/// and sector state; a bank keeps up to a few KiB of bookings).
+fn host_prefetch(dev: &DeviceSpec) -> [bool; 3] {
+    let ways = |c: &cache::CacheSpec| c.size_bytes / c.line_bytes.max(1) as u64;
+    let l1 = dev
+        .l1
+        .as_ref()
+        .map_or(0, |l| ways(&l.cache) * dev.sm.count as u64 * 48);
+    let l2 = dev
+        .l2
+        .as_ref()
+        .map_or(0, |l| ways(&l.slice) * l.slices as u64 * 48);
+    let banks = dev.dram.channels as u64 * dev.dram.banks as u64 * 2048;
+    [l1, l2, banks].map(|b| b > HOST_CACHE_BYTES)
+}
+
 impl<'a> Simulation<'a> {
     /// Builds a cold device for `prog`.
     pub fn new(dev: &'a DeviceSpec, prog: &'a Program, regs_per_thread: u32) -> Simulation<'a> {
@@ -537,6 +568,8 @@ impl<'a> Simulation<'a> {
             dram: Dram::new(dev.dram.clone()),
             slots: Vec::new(),
             free_slots: Vec::new(),
+            parked: Vec::new(),
+            free_parked: Vec::new(),
             blocks: Vec::new(),
             free_blocks: Vec::new(),
             heap: Events::default(),
@@ -548,6 +581,7 @@ impl<'a> Simulation<'a> {
             bar_arrival_ps: ps(dev.sm.barrier_arrival_cycles, cycle),
             bar_latency_ps: ps(dev.sm.barrier_latency_cycles as f64, cycle),
             next_block: 0,
+            prefetch: host_prefetch(dev),
             end: 0,
             counters: Counters::default(),
             load_sites: vec![(0.0, 0); prog.len()],
@@ -752,7 +786,8 @@ impl<'a> Simulation<'a> {
         let sm = s.sm as usize;
         debug_assert_eq!(self.waiters[sm].wake, t);
         debug_assert_eq!(self.waiters[sm].ids.last(), Some(&id));
-        let a = s.pending.as_mut().expect("a waiter holds an access");
+        let k = s.pending.expect("a waiter holds an access");
+        let a = &mut self.parked[k as usize];
         let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[sm], a, t);
         debug_assert!(room);
         if wake > t {
@@ -933,9 +968,10 @@ impl<'a> Simulation<'a> {
     /// to the scheduler until it may, and the access stays where it is.
     fn pending_ready(&mut self, id: u32, t: u64) -> bool {
         let s = &mut self.slots[id as usize];
-        let Some(a) = &mut s.pending else {
+        let Some(k) = s.pending else {
             return true;
         };
+        let a = &mut self.parked[k as usize];
         let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
         if wake > t {
             self.hold(id, wake, room);
@@ -954,7 +990,10 @@ impl<'a> Simulation<'a> {
     /// Runs warp `id` from `t0`, its held-back access (if any) found ready.
     fn run_ready(&mut self, id: u32, t0: u64) -> Result<(), SimError> {
         let mut t = t0;
-        let mut acc = self.slots[id as usize].pending.take();
+        let mut acc = self.slots[id as usize].pending.take().map(|k| {
+            self.free_parked.push(k);
+            self.parked[k as usize].clone()
+        });
         // A held-back access just found ready: no second check.
         let mut checked = acc.is_some();
         loop {
@@ -1079,7 +1118,17 @@ impl<'a> Simulation<'a> {
             let s = &mut self.slots[id as usize];
             let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
             if wake > t {
-                s.pending = Some(a);
+                let k = match self.free_parked.pop() {
+                    Some(k) => {
+                        self.parked[k as usize] = a;
+                        k
+                    }
+                    None => {
+                        self.parked.push(a);
+                        (self.parked.len() - 1) as u32
+                    }
+                };
+                self.slots[id as usize].pending = Some(k);
                 self.hold(id, wake, room);
                 return Ok(());
             }
@@ -1149,12 +1198,16 @@ impl<'a> Simulation<'a> {
             && matches!(rule, Rule::Sectors | Rule::Lines { bytes: 128 });
         // Bring every set this instruction will look up into the host's
         // caches first, so that the lookups overlap their memory latency.
+        let [pf_l1, pf_l2, pf_dram] = self.prefetch;
         for r in &lines {
-            if l1_caches {
+            if l1_caches && pf_l1 {
                 self.sms[sm_i].prefetch(r.line);
             }
-            if let Some(l2) = &self.l2 {
+            if let Some(l2) = self.l2.as_ref().filter(|_| pf_l2) {
                 l2.prefetch(r.line);
+            }
+            if is_load && pf_dram {
+                self.dram.prefetch(r.line);
             }
         }
         let mut written = std::mem::take(&mut self.written);

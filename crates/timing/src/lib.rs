@@ -8,10 +8,11 @@
 #[derive(Debug, Clone, Copy)]
 pub struct Divisor {
     d: u64,
-    /// `floor((2^64 - 1) / d) + 1`, or 0 for a power of two (a shift).
+    /// `floor((2^64 - 1) / d) + 1`: `2^64 / d` for a power of two (0 for
+    /// 1, which needs no division).
     m: u64,
-    shift: u32,
-    /// Largest dividend the multiplication divides exactly.
+    /// Dividends below this divide exactly by the multiplication; the
+    /// rest (none that a time in picoseconds reaches) take `/`.
     limit: u64,
 }
 
@@ -19,11 +20,13 @@ impl Divisor {
     /// Division by `d` (by 1 where `d` is 0).
     pub fn new(d: u64) -> Divisor {
         let d = d.max(1);
-        if d.is_power_of_two() {
+        if d == 1 {
+            Divisor { d, m: 0, limit: 0 }
+        } else if d.is_power_of_two() {
+            // n 2^(64-k) / 2^64 = n / 2^k exactly, for every n.
             Divisor {
                 d,
-                m: 0,
-                shift: d.trailing_zeros(),
+                m: 1 << (64 - d.trailing_zeros()),
                 limit: u64::MAX,
             }
         } else {
@@ -33,7 +36,6 @@ impl Divisor {
             Divisor {
                 d,
                 m: u64::MAX / d + 1,
-                shift: 0,
                 limit: u64::MAX / d,
             }
         }
@@ -42,10 +44,10 @@ impl Divisor {
     /// `n / d`.
     #[inline]
     pub fn div(&self, n: u64) -> u64 {
-        if self.m == 0 {
-            n >> self.shift
-        } else if n < self.limit {
+        if n < self.limit {
             ((n as u128 * self.m as u128) >> 64) as u64
+        } else if self.d == 1 {
+            n
         } else {
             n / self.d
         }
