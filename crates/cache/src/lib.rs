@@ -2,7 +2,7 @@
 #![warn(missing_docs)]
 
 use serde::Deserialize;
-pub use timing::prefetch_range;
+pub use timing::{prefetch_range, HOST_CACHE_BYTES};
 
 /// How a line address maps to a set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]

@@ -2,7 +2,7 @@
 #![warn(missing_docs)]
 
 use serde::Deserialize;
-use timing::{prefetch_range, Divisor};
+use timing::{prefetch_range, Divisor, HOST_CACHE_BYTES};
 pub use timing::{Calendar, Pool};
 
 /// How addresses spread over channels.
@@ -737,6 +737,9 @@ pub struct Dram {
     /// forgets its bookings before it when it is next used (the same
     /// bookings as forgetting them at once, without visiting every bank).
     advanced: u64,
+    /// The banks' bookings outgrow the host's caches (a bank keeps up to a
+    /// few KiB): bring a bank's into them before booking it.
+    prefetch: bool,
 }
 
 /// The number folded in 7-bit pieces (each piece times 31 per step up):
@@ -839,6 +842,9 @@ impl Dram {
             group_shift: spec.bank_groups.trailing_zeros(),
             group_mask: spec.bank_groups as u64 - 1,
             by_channels: Divisor::new(spec.channels as u64),
+            prefetch: spec.channels as u64 * spec.banks as u64 * (KEEP * size_of::<Op>()) as u64
+                / 2
+                > HOST_CACHE_BYTES,
             spec,
             stats: DramStats::default(),
             advanced: 0,
@@ -905,6 +911,9 @@ impl Dram {
     /// (its channel and the bank's latest bookings) into its caches.
     #[inline]
     pub fn prefetch(&self, addr: u64) {
+        if !self.prefetch {
+            return;
+        }
         let (c, b, _) = self.map(addr);
         let ch = &self.ch[c];
         prefetch_range(std::slice::from_ref(ch));
@@ -1050,8 +1059,10 @@ impl Dram {
         q.sort_by_key(|&((_, b, row), _)| (b, row));
         // Bring the bookings of every bank the batch goes to into the
         // host's caches first, so that fetching them overlaps.
-        for (w, _) in &q {
-            self.ch[c].banks[w.1].prefetch();
+        if self.prefetch {
+            for (w, _) in &q {
+                self.ch[c].banks[w.1].prefetch();
+            }
         }
         for &(w, close) in &q {
             self.access_at(w, now, true, close);

@@ -238,9 +238,9 @@ pub struct Simulation<'a> {
     bar_latency_ps: u64,
     // Progress.
     next_block: u64,
-    /// Which units' state is too large for the host's caches, so that
-    /// prefetching it before a lookup pays: L1s, L2, DRAM banks.
-    prefetch: [bool; 3],
+    /// Whether the L1s' and the L2's state is too large for the host's
+    /// caches, so that prefetching a set before its lookup pays.
+    prefetch: [bool; 2],
     end: u64,
     counters: Counters,
     /// Per instruction: latency sum (ps) and count of its global loads
@@ -497,15 +497,10 @@ pub fn count_each_warp(
     Ok(c)
 }
 
-/// State smaller than this stays in the host's caches (its L2 holds 512
-/// KiB to 2 MiB per core on current x86-64 and Arm servers): prefetching
-/// it before a lookup only costs instructions.
-const HOST_CACHE_BYTES: u64 = 1 << 20;
-
-/// Whether the L1s', the L2's and the DRAM banks' state outgrows
-/// [`HOST_CACHE_BYTES`] (a cache way takes about 48 bytes of tag, recency
-/// and sector state; a bank keeps up to a few KiB of bookings).
-fn host_prefetch(dev: &DeviceSpec) -> [bool; 3] {
+/// Whether the L1s' and the L2's state outgrows the host's caches
+/// ([`cache::HOST_CACHE_BYTES`]; a way takes about 48 bytes of tag,
+/// recency and sector state).
+fn host_prefetch(dev: &DeviceSpec) -> [bool; 2] {
     let ways = |c: &cache::CacheSpec| c.size_bytes / c.line_bytes.max(1) as u64;
     let l1 = dev
         .l1
@@ -515,8 +510,7 @@ fn host_prefetch(dev: &DeviceSpec) -> [bool; 3] {
         .l2
         .as_ref()
         .map_or(0, |l| ways(&l.slice) * l.slices as u64 * 48);
-    let banks = dev.dram.channels as u64 * dev.dram.banks as u64 * 2048;
-    [l1, l2, banks].map(|b| b > HOST_CACHE_BYTES)
+    [l1, l2].map(|b| b > cache::HOST_CACHE_BYTES)
 }
 
 impl<'a> Simulation<'a> {
@@ -1198,7 +1192,7 @@ impl<'a> Simulation<'a> {
             && matches!(rule, Rule::Sectors | Rule::Lines { bytes: 128 });
         // Bring every set this instruction will look up into the host's
         // caches first, so that the lookups overlap their memory latency.
-        let [pf_l1, pf_l2, pf_dram] = self.prefetch;
+        let [pf_l1, pf_l2] = self.prefetch;
         for r in &lines {
             if l1_caches && pf_l1 {
                 self.sms[sm_i].prefetch(r.line);
@@ -1206,7 +1200,7 @@ impl<'a> Simulation<'a> {
             if let Some(l2) = self.l2.as_ref().filter(|_| pf_l2) {
                 l2.prefetch(r.line);
             }
-            if is_load && pf_dram {
+            if is_load {
                 self.dram.prefetch(r.line);
             }
         }
