@@ -230,9 +230,17 @@ impl L2 {
         part * per + home % per
     }
 
-    /// Hints the host cache about the set `line` maps to.
-    pub fn prefetch(&self, line: u64) {
-        self.slices[self.slice_of(line)].prefetch(line);
+    /// Hints the host cache about what a request of partition `part` for
+    /// `line` looks up: the line's set in the slice it asks (and in the
+    /// home slice, where that is another), and that slice's port.
+    pub fn prefetch(&self, part: usize, line: u64) {
+        let home = self.slice_of(line);
+        let k = self.near_slice(part, home);
+        self.slices[k].prefetch(line);
+        if k != home {
+            self.slices[home].prefetch(line);
+        }
+        cache::prefetch_range(std::slice::from_ref(&self.ports[k]));
     }
 
     /// The sectors of whole DRAM atoms covering `sectors`.

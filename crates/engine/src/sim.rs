@@ -1193,12 +1193,16 @@ impl<'a> Simulation<'a> {
         // Bring every set this instruction will look up into the host's
         // caches first, so that the lookups overlap their memory latency.
         let [pf_l1, pf_l2] = self.prefetch;
+        let part = self
+            .l2
+            .as_ref()
+            .map_or(0, |l2| l2.partition_of(sm_i, self.sms.len()));
         for r in &lines {
             if l1_caches && pf_l1 {
                 self.sms[sm_i].prefetch(r.line);
             }
             if let Some(l2) = self.l2.as_ref().filter(|_| pf_l2) {
-                l2.prefetch(r.line);
+                l2.prefetch(part, r.line);
             }
             if is_load {
                 self.dram.prefetch(r.line);
