@@ -740,6 +740,9 @@ pub struct Dram {
     /// The banks' bookings outgrow the host's caches (a bank keeps up to a
     /// few KiB): bring a bank's into them before booking it.
     prefetch: bool,
+    /// The interleave unit mapped last, its channel and its number within
+    /// the channel.
+    last_chunk: std::cell::Cell<(u64, u64, u64)>,
 }
 
 /// The number folded in 7-bit pieces (each piece times 31 per step up):
@@ -848,6 +851,7 @@ impl Dram {
             spec,
             stats: DramStats::default(),
             advanced: 0,
+            last_chunk: std::cell::Cell::new((u64::MAX, 0, 0)),
         }
     }
 
@@ -873,11 +877,10 @@ impl Dram {
         self.ch.iter().map(|c| c.bus.last_done()).max().unwrap_or(0)
     }
 
-    /// Channel, bank and row of an address.
+    /// The channel of interleave unit `chunk`.
     #[inline]
-    pub fn map(&self, addr: u64) -> (usize, usize, u64) {
-        let chunk = addr >> self.il_shift;
-        let channel = match self.spec.channel_hash {
+    fn channel_of(&self, chunk: u64) -> u64 {
+        match self.spec.channel_hash {
             ChannelHash::Linear => self.by_channels.rem(chunk),
             ChannelHash::XorFold => {
                 // Fold the chunk number in 7-bit pieces: every address bit
@@ -888,8 +891,24 @@ impl Dram {
                 let run = self.by_channels.div(chunk);
                 self.by_channels.rem(chunk.wrapping_add(fold7(run)))
             }
+        }
+    }
+
+    /// Channel, bank and row of an address.
+    #[inline]
+    pub fn map(&self, addr: u64) -> (usize, usize, u64) {
+        let chunk = addr >> self.il_shift;
+        // The accesses of a request mostly share their interleave unit.
+        let (last, channel, run) = self.last_chunk.get();
+        let (channel, run) = if last == chunk {
+            (channel, run)
+        } else {
+            let c = self.channel_of(chunk);
+            let run = self.by_channels.div(chunk);
+            self.last_chunk.set((chunk, c, run));
+            (c, run)
         };
-        let local = (self.by_channels.div(chunk) << self.il_shift) | (addr & self.il_mask);
+        let local = (run << self.il_shift) | (addr & self.il_mask);
         // Consecutive units of `group_bytes` go to consecutive bank groups
         // (so that a stream is not held to one column command per tCCD_L);
         // within a group,
