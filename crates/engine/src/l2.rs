@@ -207,6 +207,11 @@ impl L2 {
             self.dirty[k].left(&v);
             accepted = accepted.max(self.write_back(k, v, t, mem));
         }
+        // The line written back next is the oldest dirty one, long out of
+        // the host's caches: bring its set in before the slice's next write.
+        if let Some(&next) = self.dirty[k].order.front() {
+            self.slices[k].prefetch(next);
+        }
         accepted
     }
 
