@@ -2,7 +2,7 @@
 #![warn(missing_docs)]
 
 use serde::Deserialize;
-use timing::{prefetch_range, Divisor, HOST_CACHE_BYTES};
+use timing::{prefetch_range, Divisor, Window, HOST_CACHE_BYTES};
 pub use timing::{Calendar, Pool};
 
 /// How addresses spread over channels.
@@ -278,49 +278,6 @@ impl Op {
     }
 }
 
-/// A bank's bookings, oldest first, in one run of memory: the bookings a
-/// request looks at are a slice (the bank's queue is read far more often
-/// than it changes). Dropping from the front moves an offset; the storage
-/// is compacted once the dropped part outgrows the live one.
-#[derive(Debug, Clone, Default)]
-struct Ops {
-    v: Vec<Op>,
-    head: usize,
-}
-
-impl Ops {
-    #[inline]
-    fn push_back(&mut self, op: Op) {
-        self.v.push(op);
-    }
-
-    #[inline]
-    fn insert(&mut self, i: usize, op: Op) {
-        self.v.insert(self.head + i, op);
-    }
-
-    #[inline]
-    fn pop_front(&mut self) {
-        self.head += 1;
-        if self.head == self.v.len() {
-            self.v.clear();
-            self.head = 0;
-        } else if self.head >= 32 && 2 * self.head >= self.v.len() {
-            self.v.drain(..self.head);
-            self.head = 0;
-        }
-    }
-}
-
-impl std::ops::Deref for Ops {
-    type Target = [Op];
-
-    #[inline]
-    fn deref(&self) -> &[Op] {
-        &self.v[self.head..]
-    }
-}
-
 /// A bank's bookings in time order. Requests reach the controller out of
 /// time order (each is booked when the simulation issues it); like the
 /// data bus, a bank lets a request ready earlier use the idle time before
@@ -328,7 +285,9 @@ impl std::ops::Deref for Ops {
 /// Refreshes are bookings too, placed as the bookings reach their time.
 #[derive(Debug, Clone, Default)]
 struct Bank {
-    ops: Ops,
+    /// Oldest first, in one run of memory: the bookings a request looks
+    /// at are a slice (the queue is read far more often than it changes).
+    ops: Window<Op>,
     /// The time up to which bookings have been dropped.
     advanced: u64,
     /// Start of the bank's next refresh not yet booked; every booking ends
@@ -527,7 +486,7 @@ impl Bank {
                 refresh: false,
             };
             if i == self.ops.len() {
-                self.ops.push_back(op);
+                self.ops.push(op);
             } else {
                 self.ops.insert(i, op);
             }
@@ -574,7 +533,7 @@ impl Bank {
     /// Books the next refresh, after every booking.
     fn book_refresh(&mut self, k: &BankTiming) {
         let begin = self.refresh_start(k);
-        self.ops.push_back(Op {
+        self.ops.push(Op {
             begin,
             end: begin + k.rfc,
             row: u64::MAX,

@@ -69,65 +69,98 @@ impl Divisor {
     }
 }
 
-/// A queue of per-interval counts kept in one contiguous run of memory,
-/// so that a booking that spans many intervals updates one slice. Dropping
-/// from the front moves an offset; the storage is compacted once the
-/// dropped part outgrows the live one.
-#[derive(Debug, Clone, Default)]
-struct Window<T> {
+/// A queue kept in one contiguous run of memory, so that a run of its
+/// entries is one slice (a booking that spans many intervals updates one
+/// slice; a bank's bookings are scanned as one). Dropping from the front
+/// moves an offset; the storage is compacted once the dropped part
+/// outgrows the live one. Reads go through the slice of live entries.
+#[derive(Debug, Clone)]
+pub struct Window<T> {
     v: Vec<T>,
     head: usize,
 }
 
-impl<T: Copy + Default> Window<T> {
+impl<T> Default for Window<T> {
+    fn default() -> Self {
+        Window {
+            v: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<T> Window<T> {
+    /// Live entries.
     #[inline]
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.v.len() - self.head
     }
 
+    /// Whether no entry is live.
     #[inline]
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The live entries, oldest first.
     #[inline]
-    fn get(&self, k: usize) -> Option<&T> {
-        self.v.get(self.head + k)
-    }
-
-    /// Grows the window to at least `n` intervals, the new ones zero.
-    #[inline]
-    fn ensure(&mut self, n: usize) {
-        if self.len() < n {
-            self.v.resize(self.head + n, T::default());
-        }
-    }
-
-    #[inline]
-    fn slice(&self) -> &[T] {
+    pub fn slice(&self) -> &[T] {
         &self.v[self.head..]
     }
 
+    /// The live entries, oldest first.
     #[inline]
-    fn slice_mut(&mut self) -> &mut [T] {
+    pub fn slice_mut(&mut self) -> &mut [T] {
         &mut self.v[self.head..]
     }
 
-    fn pop_front(&mut self) {
+    /// Appends an entry.
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        self.v.push(x);
+    }
+
+    /// Inserts an entry before the `k`-th live one.
+    #[inline]
+    pub fn insert(&mut self, k: usize, x: T) {
+        self.v.insert(self.head + k, x);
+    }
+
+    /// Drops the oldest entry.
+    pub fn pop_front(&mut self) {
         self.head += 1;
         if self.head == self.v.len() {
             self.v.clear();
             self.head = 0;
-        } else if self.head >= 64 && 2 * self.head >= self.v.len() {
+        } else if self.head >= 32 && 2 * self.head >= self.v.len() {
             self.v.drain(..self.head);
             self.head = 0;
         }
     }
 }
 
+impl<T: Clone + Default> Window<T> {
+    /// Grows the window to at least `n` entries, the new ones default.
+    #[inline]
+    pub fn ensure(&mut self, n: usize) {
+        if self.len() < n {
+            self.v.resize(self.head + n, T::default());
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Window<T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        self.slice()
+    }
+}
+
 /// Drops the intervals of `v` (the first being number `start`) that end
 /// before interval `b` starts, keeping the one just before it.
-fn forget_before<T: Copy + Default>(v: &mut Window<T>, start: &mut u64, b: u64) {
+fn forget_before<T>(v: &mut Window<T>, start: &mut u64, b: u64) {
     while *start + 1 < b && !v.is_empty() {
         v.pop_front();
         *start += 1;
@@ -201,26 +234,26 @@ impl Calendar {
         let mut i = self.by_bucket.div(t).max(self.first_open);
         let mut k = (i - self.start) as usize;
         self.used.ensure(k + 1);
-        let used = self.used.slice_mut();
-        let done = loop {
-            let u = &mut used[k];
-            let take = (cap - *u).min(left);
-            *u += take;
-            left -= take;
-            if left == 0 {
-                // Done when this interval has done everything booked in it
-                // (as if served in order within the interval) and no sooner
-                // than the request's own service time after `t`.
-                let fill = self.by_cap.div_ceil(*u * b);
-                break (i * b + fill).max(t + self.service(amount));
+        let done = 'walk: loop {
+            let used = self.used.slice_mut();
+            while k < used.len() {
+                let u = &mut used[k];
+                let take = (cap - *u).min(left);
+                *u += take;
+                left -= take;
+                if left == 0 {
+                    // Done when this interval has done everything booked in
+                    // it (as if served in order within the interval) and no
+                    // sooner than the request's own service time after `t`.
+                    let fill = self.by_cap.div_ceil(*u * b);
+                    break 'walk (i * b + fill).max(t + self.service(amount));
+                }
+                i += 1;
+                k += 1;
             }
-            i += 1;
-            k += 1;
-            if k == used.len() {
-                // Spills past the intervals booked so far: the rest is
-                // free, one interval at a time.
-                break self.spill(i, t, amount, left);
-            }
+            // Past the intervals booked so far: the rest are free, and
+            // this many of them take what is left.
+            self.used.ensure(k + left.div_ceil(cap) as usize);
         };
         // Skip past the intervals that are now full.
         let f0 = (self.first_open - self.start) as usize;
@@ -231,26 +264,6 @@ impl Calendar {
         }
         self.last_done = self.last_done.max(done);
         done
-    }
-
-    /// The rest of a reservation, `left` of its `amount` units, from
-    /// interval `i` on, past every interval booked so far.
-    #[cold]
-    fn spill(&mut self, mut i: u64, t: u64, amount: u64, mut left: u64) -> u64 {
-        let (b, cap) = (self.bucket_ps, self.cap);
-        loop {
-            let k = (i - self.start) as usize;
-            self.used.ensure(k + 1);
-            let u = &mut self.used.slice_mut()[k];
-            let take = (cap - *u).min(left);
-            *u += take;
-            left -= take;
-            if left == 0 {
-                let fill = self.by_cap.div_ceil(*u * b);
-                return (i * b + fill).max(t + self.service(amount));
-            }
-            i += 1;
-        }
     }
 
     /// What [`Calendar::reserve`] would return for `amount` units at or
