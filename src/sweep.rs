@@ -406,7 +406,9 @@ pub fn execute(
     let first_failed = AtomicUsize::new(usize::MAX);
     let finished = AtomicBool::new(false);
     let fresh: Vec<Option<Result<PointResult, Diag>>> = std::thread::scope(|s| {
-        s.spawn(|| {
+        // Watches for a stop request; woken when the points are done, so
+        // that the run does not wait out its last look.
+        let watcher = s.spawn(|| {
             while !finished.load(Ordering::Relaxed) {
                 if stop.load(Ordering::Relaxed) {
                     progress.println(
@@ -415,7 +417,7 @@ pub fn execute(
                     );
                     break;
                 }
-                std::thread::sleep(Duration::from_millis(100));
+                std::thread::park_timeout(Duration::from_millis(100));
             }
         });
         let out = pending
@@ -444,6 +446,7 @@ pub fn execute(
             })
             .collect();
         finished.store(true, Ordering::Relaxed);
+        watcher.thread().unpark();
         out
     });
     for (&i, r) in pending.iter().zip(fresh) {
