@@ -420,7 +420,10 @@ pub fn execute(
                 std::thread::park_timeout(Duration::from_millis(100));
             }
         });
-        let out = pending
+        // However the points end (a panic too), the watcher is told and
+        // woken, so that the scope can join it.
+        let _done = Finished(&finished, watcher.thread().clone());
+        pending
             .par_iter()
             .map(|&i| {
                 if i > first_failed.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
@@ -444,10 +447,7 @@ pub fn execute(
                 progress.inc();
                 Some(r)
             })
-            .collect();
-        finished.store(true, Ordering::Relaxed);
-        watcher.thread().unpark();
-        out
+            .collect()
     });
     for (&i, r) in pending.iter().zip(fresh) {
         match r {
@@ -472,6 +472,16 @@ pub fn execute(
         results: slots.into_iter().flatten().collect(),
         journal,
     })
+}
+
+/// Sets its flag and wakes its thread when dropped.
+struct Finished<'a>(&'a AtomicBool, std::thread::Thread);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+        self.1.unpark();
+    }
 }
 
 #[cfg(test)]

@@ -701,7 +701,7 @@ pub struct Dram {
     prefetch: bool,
     /// The interleave unit mapped last, its channel and its number within
     /// the channel.
-    last_chunk: std::cell::Cell<(u64, u64, u64)>,
+    last_chunk: std::cell::Cell<Option<(u64, u64, u64)>>,
 }
 
 /// The number folded in 7-bit pieces (each piece times 31 per step up):
@@ -810,7 +810,7 @@ impl Dram {
             spec,
             stats: DramStats::default(),
             advanced: 0,
-            last_chunk: std::cell::Cell::new((u64::MAX, 0, 0)),
+            last_chunk: std::cell::Cell::new(None),
         }
     }
 
@@ -858,14 +858,14 @@ impl Dram {
     pub fn map(&self, addr: u64) -> (usize, usize, u64) {
         let chunk = addr >> self.il_shift;
         // The accesses of a request mostly share their interleave unit.
-        let (last, channel, run) = self.last_chunk.get();
-        let (channel, run) = if last == chunk {
-            (channel, run)
-        } else {
-            let c = self.channel_of(chunk);
-            let run = self.by_channels.div(chunk);
-            self.last_chunk.set((chunk, c, run));
-            (c, run)
+        let (channel, run) = match self.last_chunk.get() {
+            Some((last, channel, run)) if last == chunk => (channel, run),
+            _ => {
+                let c = self.channel_of(chunk);
+                let run = self.by_channels.div(chunk);
+                self.last_chunk.set(Some((chunk, c, run)));
+                (c, run)
+            }
         };
         let local = (run << self.il_shift) | (addr & self.il_mask);
         // Consecutive units of `group_bytes` go to consecutive bank groups

@@ -207,8 +207,10 @@ impl L2 {
             self.dirty[k].left(&v);
             accepted = accepted.max(self.write_back(k, v, t, mem));
         }
-        // The line written back next is the oldest dirty one, long out of
-        // the host's caches: bring its set in before the slice's next write.
+        // The line most likely written back next is the oldest one made
+        // dirty (the queue may still hold it after it was cleaned or
+        // evicted), long out of the host's caches: bring its set in before
+        // the slice's next write.
         if let Some(&next) = self.dirty[k].order.front() {
             self.slices[k].prefetch(next);
         }

@@ -498,8 +498,8 @@ pub fn count_each_warp(
 }
 
 /// Whether the L1s' and the L2's state outgrows the host's caches
-/// ([`cache::HOST_CACHE_BYTES`]; a way takes about 48 bytes of tag,
-/// recency and sector state).
+/// ([`cache::HOST_CACHE_BYTES`]; a line's place takes about 48 bytes of
+/// tag, recency and sector state).
 fn host_prefetch(dev: &DeviceSpec) -> [bool; 2] {
     let ways = |c: &cache::CacheSpec| c.size_bytes / c.line_bytes.max(1) as u64;
     let l1 = dev
@@ -1190,8 +1190,10 @@ impl<'a> Simulation<'a> {
         let l1_caches = is_load
             && self.dev.l1.is_some()
             && matches!(rule, Rule::Sectors | Rule::Lines { bytes: 128 });
-        // Bring every set this instruction will look up into the host's
-        // caches first, so that the lookups overlap their memory latency.
+        // Bring every set this instruction will look up (and, for a load,
+        // the DRAM bank its line maps to) into the host's caches first, so
+        // that the lookups overlap their memory latency: where that state
+        // outgrows the host's caches (`host_prefetch`, `Dram::prefetch`).
         let [pf_l1, pf_l2] = self.prefetch;
         let part = self
             .l2

@@ -12,7 +12,8 @@ pub struct Divisor {
     /// 1, which needs no division).
     m: u64,
     /// Dividends below this divide exactly by the multiplication; the
-    /// rest (none that a time in picoseconds reaches) take `/`.
+    /// rest (none that a time in picoseconds reaches) take `/`, and
+    /// every one where `d` is 1 (`limit` 0) is its own quotient.
     limit: u64,
 }
 
@@ -523,6 +524,30 @@ mod tests {
         // Ready while the first holds the entry: waits for it.
         assert_eq!(p.free_at(2000), 5000);
         assert_eq!(p.acquire(2000), 5000);
+    }
+
+    /// Divisors with a path of their own (1, powers of two) and the
+    /// dividends at the ends of the multiplication's range.
+    #[test]
+    fn divisor_is_exact_at_its_edges() {
+        for d in [1, 2, 3, 64, 96, 1 << 20, (1 << 40) + 1, 1 << 63, u64::MAX] {
+            let q = Divisor::new(d);
+            let lim = u64::MAX / d;
+            for n in [
+                0,
+                1,
+                d - 1,
+                d,
+                lim.saturating_sub(1),
+                lim,
+                lim.saturating_add(1),
+                u64::MAX,
+            ] {
+                assert_eq!(q.div(n), n / d, "{n} / {d}");
+                assert_eq!(q.rem(n), n % d, "{n} % {d}");
+                assert_eq!(q.div_ceil(n), n.div_ceil(d), "{n} div_ceil {d}");
+            }
+        }
     }
 
     proptest! {
