@@ -836,9 +836,10 @@ impl Dram {
         self.ch.iter().map(|c| c.bus.last_done()).max().unwrap_or(0)
     }
 
-    /// The channel of interleave unit `chunk`.
+    /// The channel of interleave unit `chunk`, the `run`-th run of
+    /// `channels` units.
     #[inline]
-    fn channel_of(&self, chunk: u64) -> u64 {
+    fn channel_of(&self, chunk: u64, run: u64) -> u64 {
         match self.spec.channel_hash {
             ChannelHash::Linear => self.by_channels.rem(chunk),
             ChannelHash::XorFold => {
@@ -846,10 +847,7 @@ impl Dram {
                 // above the interleave affects the channel.
                 self.by_channels.rem(fold7(chunk) ^ chunk)
             }
-            ChannelHash::Rotate => {
-                let run = self.by_channels.div(chunk);
-                self.by_channels.rem(chunk.wrapping_add(fold7(run)))
-            }
+            ChannelHash::Rotate => self.by_channels.rem(chunk.wrapping_add(fold7(run))),
         }
     }
 
@@ -861,8 +859,8 @@ impl Dram {
         let (channel, run) = match self.last_chunk.get() {
             Some((last, channel, run)) if last == chunk => (channel, run),
             _ => {
-                let c = self.channel_of(chunk);
                 let run = self.by_channels.div(chunk);
+                let c = self.channel_of(chunk, run);
                 self.last_chunk.set(Some((chunk, c, run)));
                 (c, run)
             }

@@ -54,7 +54,7 @@ HEAD = ["family", "params", "time_ns", "time_source", "time_warm_ns"] + METRICS
 def num(text):
     """A number, or None for ncu's "n/a" (a metric this chip does not count)."""
     text = text.replace(",", "")
-    return None if text == "n/a" else float(text)
+    return None if text in ("n/a", "") else float(text)
 
 
 def fmt(v):

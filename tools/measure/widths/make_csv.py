@@ -27,6 +27,7 @@ Reads RESULTS_DIR/{time.csv,ncu.csv,ncu_time.csv}; writes
 Plain Python (no numpy), so that it runs anywhere.
 """
 import csv
+import importlib.util
 import os
 import statistics
 import sys
@@ -56,32 +57,22 @@ HEAD = KEY + ["time_ncu_ns", "time_warm_ns", "time_cold_events_ns"] + METRICS + 
     "warm_min_ns", "warm_max_ns", "cold_min_ns", "cold_max_ns", "check_bad"]
 
 
-def num(text):
-    """A number, or None for ncu's "n/a"."""
-    text = text.replace(",", "")
-    return None if text in ("n/a", "") else float(text)
+# The corpus's readers of ncu's CSV (as tools/measure/l2dirty does).
+_spec = importlib.util.spec_from_file_location(
+    "corpus_csv", os.path.join(HERE, "..", "corpus", "make_csv.py"))
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+num = corpus.num
 
 
 def fmt(v):
-    if v is None or v == "":
-        return ""
-    if isinstance(v, str):
-        return v
-    v = float(v)
-    return str(int(v)) if v == int(v) and abs(v) < 1e15 else f"{v:.6g}"
+    """A value for the CSV; text (from time.csv) as it is."""
+    return v if isinstance(v, str) else corpus.fmt(v)
 
 
 def parse_ncu(path):
     """[(case fields, {metric: value})] in launch order."""
-    lines = open(path, errors="replace").read().splitlines()
-    cases = [l.split(",")[1:] for l in lines if l.startswith("CASE,")]
-    table = [l for l in lines if l.startswith('"')]
-    per = {}
-    for r in csv.DictReader(table):
-        if r["ID"] == "ID":
-            continue
-        per.setdefault(int(r["ID"]), {})[r["Metric Name"]] = num(r["Metric Value"])
-    assert len(per) == len(cases), (path, len(per), len(cases))
+    cases, per = corpus.parse_ncu(path)
     return [(cases[i], per[i]) for i in range(len(cases))]
 
 
