@@ -194,3 +194,26 @@ fn overflowing_workload_numbers_are_errors() {
         refused(&["run", "configs/c2050.ron", &f, "-j", "1"], &[&f, want]);
     }
 }
+
+#[test]
+fn a_parameter_named_like_a_built_in_or_unusable_is_refused() {
+    // `warpSize` as a parameter was 64 in the grid and 32 in the kernel:
+    // half the array untouched, and no error.
+    for (name, want) in [
+        ("warpSize", "is a built-in"),
+        ("blockDim.x", "not a name expressions can use"),
+        ("a b", "not a name expressions can use"),
+        ("", "not a name expressions can use"),
+        ("2n", "not a name expressions can use"),
+    ] {
+        let text = kernel("n / 256", "n * 4", "1").replace(
+            r#"params: [(name: "n", default: 1024, doc: "elements")],"#,
+            &format!(r#"params: [(name: "n", default: 1024), (name: "{name}", default: 64)],"#),
+        );
+        let f = temp(&format!("param{}.ron", name.len()), &text);
+        refused(
+            &["run", "configs/h200.ron", &f],
+            &[&f, "params[1].name", want],
+        );
+    }
+}

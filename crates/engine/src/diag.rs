@@ -65,7 +65,31 @@ impl Diag {
         }
         if let (None, Some(src), Some(text)) = (self.pos, src, &self.text) {
             let quoted = format!("\"{text}\"");
-            if let Some(at) = src.find(&quoted) {
+            // The text as written in the field the path names: searched
+            // from that field's key on (the same text may appear earlier,
+            // in another field), else anywhere.
+            let from = self
+                .path
+                .as_deref()
+                .and_then(|p| {
+                    let key = p.split(['[', '.']).next()?;
+                    let at = field_start(src, key)?;
+                    // `key[i]...`: from the list's `i`-th element on.
+                    let index = p[key.len()..]
+                        .strip_prefix('[')
+                        .and_then(|r| r.split(']').next())
+                        .and_then(|i| i.parse::<usize>().ok());
+                    Some(match index {
+                        Some(i) => nth_element(src, at, i).unwrap_or(at),
+                        None => at,
+                    })
+                })
+                .unwrap_or(0);
+            let found = src[from..]
+                .find(&quoted)
+                .map(|i| from + i)
+                .or_else(|| src.find(&quoted));
+            if let Some(at) = found {
                 let before = &src[..at];
                 let line = before.matches('\n').count() + 1;
                 let col = at - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 2;
@@ -74,6 +98,67 @@ impl Diag {
         }
         self
     }
+}
+
+/// Where the top-level field `key` (`key:`, at the start of a line but for
+/// blanks) begins in a RON source.
+fn field_start(src: &str, key: &str) -> Option<usize> {
+    if key.is_empty() {
+        return None;
+    }
+    let mut at = 0;
+    for line in src.split_inclusive('\n') {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(key) {
+            if rest.trim_start().starts_with(':') {
+                return Some(at + (line.len() - t.len()));
+            }
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Where the `i`-th element of the first list (`[...]`) at or after
+/// `from` in a RON source begins (strings and nested brackets skipped).
+fn nth_element(src: &str, from: usize, i: usize) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut k = from + src[from..].find('[')? + 1;
+    let (mut depth, mut seen, mut in_str) = (0usize, 0usize, false);
+    if i == 0 {
+        return Some(k);
+    }
+    while k < b.len() {
+        let c = b[k];
+        if in_str {
+            match c {
+                b'\\' => k += 1,
+                b'"' => in_str = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'/' if b.get(k + 1) == Some(&b'/') => {
+                    // A comment, to the end of its line.
+                    k += src[k..].find('\n').unwrap_or(src.len() - k);
+                    continue;
+                }
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' if depth == 0 => return None,
+                b')' | b']' | b'}' => depth -= 1,
+                b',' if depth == 0 => {
+                    seen += 1;
+                    if seen == i {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        k += 1;
+    }
+    None
 }
 
 impl fmt::Display for Diag {
@@ -106,5 +191,38 @@ impl fmt::Display for Diag {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = r#"Workload(
+    params: [(name: "n", default: 8192), (name: "m", default: 0)],
+    buffers: [(name: "a", bytes: "n"), // [x (
+        (name: "b", bytes: "m")],
+    kernel: [
+        Load(buf: "a", index: "n", dst: "v"),
+        Load(buf: "a", index: "v"),
+    ],
+)"#;
+
+    fn pos(path: &str, text: &str) -> Option<(usize, usize)> {
+        Diag::field(path, String::new())
+            .with_text(text, None)
+            .in_file("w.ron", Some(SRC))
+            .pos
+    }
+
+    #[test]
+    fn a_diagnostic_points_at_the_text_in_the_field_its_path_names() {
+        // Not the parameter `m` on line 2 (the comment on line 3 skipped).
+        assert_eq!(pos("buffers[1].bytes", "m"), Some((4, 29)));
+        // Not `dst: "v"` of the statement before.
+        assert_eq!(pos("kernel[1].Load.index", "v"), Some((7, 32)));
+        assert_eq!(pos("kernel[0].Load.index", "n"), Some((6, 32)));
+        // No path: the first occurrence.
+        assert_eq!(pos("", "m"), Some((2, 50)));
     }
 }

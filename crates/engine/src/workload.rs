@@ -290,6 +290,40 @@ fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 
         .fold(0u64, u64::saturating_add)
 }
 
+/// Names the expressions give a meaning of their own, whatever a workload
+/// declares: a parameter so named would be one value on the host (grid,
+/// buffers) and another in the kernel.
+const BUILTINS: [&str; 5] = ["threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"];
+
+/// Checks that `name` (a parameter's or a derived value's, at `field`)
+/// can be written in an expression and means the same everywhere.
+fn check_name(name: &str, field: &str, what: &str) -> Result<(), Diag> {
+    let b = name.as_bytes();
+    let ident = b
+        .first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    if !ident {
+        return Err(Diag::field(
+            field,
+            format!(
+                "{what} name `{name}` is not a name expressions can use: letters, digits and \
+                 `_`, not starting with a digit"
+            ),
+        ));
+    }
+    if let Some(b) = BUILTINS.iter().find(|b| name == **b) {
+        return Err(Diag::field(
+            field,
+            format!(
+                "{what} name `{name}` is a built-in (`{b}`), which kernels read as CUDA defines \
+                 it: choose another name"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Workload {
     /// The sweep points, with `overrides` (name, values) replacing defaults
     /// and sweeps. The first swept parameter varies slowest.
@@ -336,6 +370,7 @@ impl Workload {
     pub fn validate(&self) -> Result<(), Diag> {
         let mut seen: Vec<&str> = Vec::new();
         for (i, p) in self.params.iter().enumerate() {
+            check_name(&p.name, &format!("params[{i}].name"), "parameter")?;
             if seen.contains(&p.name.as_str()) {
                 return Err(Diag::field(
                     format!("params[{i}].name"),
@@ -343,6 +378,9 @@ impl Workload {
                 ));
             }
             seen.push(&p.name);
+        }
+        for (i, (name, _)) in self.derived.iter().enumerate() {
+            check_name(name, &format!("derived[{i}].0"), "derived value")?;
         }
         if self.grid.is_empty() || self.grid.len() > 3 {
             return Err(Diag::field("grid", "give 1 to 3 dimensions".into()));
