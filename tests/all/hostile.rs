@@ -217,3 +217,51 @@ fn a_parameter_named_like_a_built_in_or_unusable_is_refused() {
         );
     }
 }
+
+/// A workload of `grid` blocks whose kernel is empty.
+fn empty_kernel(grid: &str) -> String {
+    format!(
+        r#"Workload(
+    name: "empty",
+    params: [(name: "n", default: 1024)],
+    buffers: [(name: "v", bytes: "n * 4")],
+    grid: [{grid}],
+    block: ["256"],
+    useful_bytes: "n * 4",
+    kernel: [],
+)"#
+    )
+}
+
+#[test]
+fn a_huge_grid_of_empty_warps_is_refused_before_it_runs() {
+    // No instruction to count, yet every warp is work: with every block
+    // timed this ran for hours.
+    let f = temp("empty_grid.ron", &empty_kernel(r#""4294967295""#));
+    refused(
+        &["run", "configs/c2050.ron", &f, "--sample", "off"],
+        &[
+            &f,
+            "4294967295 blocks",
+            "at least 1 each",
+            "--max-warp-instructions",
+        ],
+    );
+}
+
+#[test]
+fn a_kernel_too_long_to_count_in_picoseconds_is_an_error_not_a_wrapped_time() {
+    // 2^62 blocks: the extrapolated time passed 2^64 ps and wrapped to a
+    // plausible 13.7 us, with exit status 0.
+    let f = temp("wrap.ron", &empty_kernel(r#""2147483648", "2147483648""#));
+    refused(
+        &[
+            "run",
+            "configs/c2050.ron",
+            &f,
+            "--max-warp-instructions",
+            "18446744073709551615",
+        ],
+        &[&f, "longer than gpusim can count in picoseconds"],
+    );
+}

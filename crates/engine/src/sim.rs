@@ -724,7 +724,7 @@ impl<'a> Simulation<'a> {
                 self.run_warp(id, t)?;
             }
         }
-        Ok(self.finish(per_sm, exact))
+        self.finish(per_sm, exact)
     }
 
     /// Counts `n` events handled at `t`; every 1024 the units forget
@@ -1381,7 +1381,7 @@ impl<'a> Simulation<'a> {
         self.noc.reply(sm_i, accepted, 0)
     }
 
-    fn finish(mut self, per_sm: u32, exact: Option<Counters>) -> Outcome {
+    fn finish(mut self, per_sm: u32, exact: Option<Counters>) -> Result<Outcome, SimError> {
         // The DRAM writes what its queues still hold.
         let end = self.dram.drain(self.end).max(self.end).max(1);
         let ds = self.dram.stats();
@@ -1407,7 +1407,18 @@ impl<'a> Simulation<'a> {
                 total - self.next_block,
                 (e.sectors_ld + e.sectors_st) - (c.sectors_ld + c.sectors_st),
             );
-            c.time_ps += dt;
+            // A time past u64 picoseconds (213 days) is not a result.
+            c.time_ps = c
+                .time_ps
+                .checked_add(dt)
+                .filter(|&t| t < u64::MAX)
+                .ok_or_else(|| {
+                    SimError::Launch(format!(
+                        "the kernel's {total} blocks would take about {:.3e} s, longer than \
+                     gpusim can count in picoseconds",
+                        st.block_ps * total as f64 * 1e-12
+                    ))
+                })?;
             sample.time_error_ps = err;
             for (x, a) in [
                 &mut c.l1_hits_ld,
@@ -1488,7 +1499,7 @@ impl<'a> Simulation<'a> {
         debug_assert!(self.noc.last_done() <= end);
         debug_assert!(self.l2.as_ref().map_or(0, |l| l.last_done()) <= end);
         let cycle = self.cycle;
-        Outcome {
+        Ok(Outcome {
             counters: self.counters,
             bottlenecks: b,
             sample,
@@ -1504,7 +1515,7 @@ impl<'a> Simulation<'a> {
                     latency_cycles: sum / n as f64 / cycle,
                 })
                 .collect(),
-        }
+        })
     }
 }
 

@@ -229,7 +229,8 @@ pub struct Instance {
     pub useful_bytes: u64,
     /// Warp instructions the grid executes at least: blocks x warps per
     /// block x the fewest a warp can run (loops with constant bounds
-    /// counted whole, branches by their shorter side), saturating.
+    /// counted whole, branches by their shorter side; at least one, the
+    /// exit), saturating.
     pub min_warp_instructions: u64,
 }
 
@@ -710,7 +711,10 @@ impl Workload {
                 lookup(n)
             }
         };
-        let per_warp = min_instructions(&self.kernel, &fixed);
+        // Every warp costs the model work, even one that runs no
+        // instruction but its exit, which counts here as one: a grid of
+        // billions of empty warps is refused like a long kernel.
+        let per_warp = min_instructions(&self.kernel, &fixed).max(1);
         let min_warp_instructions = program
             .blocks()
             .saturating_mul(program.warps_per_block() as u64)
