@@ -390,15 +390,25 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     let config_sets = variants::parse(&args.config_set.config_set)?;
     let mut varied = variants::Variants::default();
     let (mut dev_files, mut wl_files) = (Vec::new(), Vec::new());
+    // The file each device came from.
+    let mut dev_of: Vec<std::path::PathBuf> = Vec::new();
     for f in &args.files {
         match engine::file_kind(f)? {
             FileKind::Device => {
-                devs.extend(variants::load(
-                    f,
-                    &args.variants,
-                    &config_sets,
-                    &mut varied,
-                )?);
+                for d in variants::load(f, &args.variants, &config_sets, &mut varied)? {
+                    // Rows and plot series are keyed by the device's name.
+                    if let Some(k) = devs.iter().position(|e| e.name == d.name) {
+                        return Err(Diag::msg(format!(
+                            "{} and {} both name a device `{}`: their results could not be \
+                             told apart; give one another `name`",
+                            dev_of[k].display(),
+                            f.display(),
+                            d.name
+                        )));
+                    }
+                    devs.push(d);
+                    dev_of.push(f.clone());
+                }
                 dev_files.push(f.clone());
             }
             FileKind::Workload => {

@@ -68,7 +68,13 @@ pub fn load(
     out: &mut Variants,
 ) -> Result<Vec<DeviceSpec>, Diag> {
     let mut fixed: Vec<(Option<&str>, Overrides)> = Vec::new();
-    for n in named {
+    for (i, n) in named.iter().enumerate() {
+        if named[..i].iter().any(|m| m.name == n.name) {
+            return Err(Diag::msg(format!(
+                "variant `{}` is named twice: its rows could not be told apart",
+                n.name
+            )));
+        }
         let mut list = Vec::new();
         for a in &n.config_set {
             let c = parse_config_set(a)?;
@@ -76,6 +82,15 @@ pub fn load(
                 return Err(Diag::msg(format!(
                     "variant `{}`: --config-set {a}: a variant takes one value per field",
                     n.name
+                )));
+            }
+            if let Some(set) = sets.iter().find(|s| s.path == c.path) {
+                return Err(Diag::msg(format!(
+                    "variant `{}` sets {}, which a --config-set (or the study's `config_set`) \
+                     also sets, {}: give the field in one place",
+                    n.name,
+                    c.path,
+                    set.values.join(",")
                 )));
             }
             list.push((c.path, c.values[0].clone()));

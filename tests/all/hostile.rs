@@ -265,3 +265,53 @@ fn a_kernel_too_long_to_count_in_picoseconds_is_an_error_not_a_wrapped_time() {
         &[&f, "longer than gpusim can count in picoseconds"],
     );
 }
+
+#[test]
+fn devices_and_variants_whose_rows_could_not_be_told_apart_are_refused() {
+    // Two files naming one device: their rows and plot series merged.
+    let same = std::fs::read_to_string("configs/c2050.ron")
+        .unwrap()
+        .replace("count: 14,", "count: 7,");
+    let f = temp("c2050_7.ron", &same);
+    let args = ["--set", "nMB=1", "--set", "elem=4", "--set", "stride=1"];
+    let mut run = vec!["run", "configs/c2050.ron", &f, "workloads/stride.ron"];
+    run.extend(args);
+    refused(
+        &run,
+        &["configs/c2050.ron", &f, "both name a device `c2050`"],
+    );
+    // Two variants of one name: the second's values labelled both.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let study = |variants: &str, sets: &str| {
+        format!(
+            r#"Study(name: "s", description: "d", devices: ["{root}/configs/c2050.ron"],
+    variants: [{variants}], config_set: [{sets}],
+    workloads: ["{root}/workloads/stride.ron"], set: ["nMB=1", "elem=4", "stride=1"])"#
+        )
+    };
+    let dir = super::TempDir::new("hostile-study");
+    let out = dir.to_str().unwrap();
+    let f = temp(
+        "dupvariant.ron",
+        &study(
+            r#"(name: "a", config_set: []), (name: "a", config_set: ["sm.count=7"])"#,
+            "",
+        ),
+    );
+    refused(
+        &["study", &f, "--out", out],
+        &[&f, "variant `a` is named twice"],
+    );
+    // A variant's field that the study's config_set also sets was dropped.
+    let f = temp(
+        "conflict.ron",
+        &study(
+            r#"(name: "a", config_set: ["sm.count=7"])"#,
+            r#""sm.count=5,6""#,
+        ),
+    );
+    refused(
+        &["study", &f, "--out", out],
+        &[&f, "variant `a` sets sm.count"],
+    );
+}
