@@ -42,6 +42,12 @@ fn rule_text(r: Rule) -> &'static str {
     }
 }
 
+/// Memory instructions explained at most: more is not read.
+const MAX_SHOWN: usize = 1000;
+
+/// Instructions a warp may run before explain gives up on it.
+const MAX_STEPS: u64 = 100_000_000;
+
 /// Explains warp `warp` of the first point of the sweep.
 pub fn explain(
     dev: &DeviceSpec,
@@ -54,7 +60,7 @@ pub fn explain(
     let inst = wl.workload.instantiate(point).map_err(|d| wl.locate(d))?;
     let prog = &inst.program;
     let wpb = prog.warps_per_block() as u64;
-    let total = prog.blocks() * wpb;
+    let total = prog.blocks().saturating_mul(wpb);
     if warp >= total {
         return Err(Diag::msg(format!(
             "--warp {warp}: the launch has {total} warps (0..{})",
@@ -95,7 +101,22 @@ pub fn explain(
     let mut acc = WarpAccess::default();
     let mut lines: Vec<LineRequest> = Vec::new();
     let mut n = 0;
+    let mut steps: u64 = 0;
     loop {
+        steps += 1;
+        if steps > MAX_STEPS {
+            return Err(wl.locate(Diag::msg(format!(
+                "warp {warp} has run {MAX_STEPS} instructions without ending; explain stops \
+                 (a loop whose bound is too large?)"
+            ))));
+        }
+        if n == MAX_SHOWN {
+            let _ = writeln!(
+                s,
+                "... the first {MAX_SHOWN} memory instructions shown; the warp goes on"
+            );
+            break;
+        }
         let step = w.step(prog, &mut scratch, &mut acc).map_err(|e| {
             wl.locate(Diag::field(
                 prog.sources[e.pc as usize].path.clone(),

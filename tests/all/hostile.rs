@@ -315,3 +315,26 @@ fn devices_and_variants_whose_rows_could_not_be_told_apart_are_refused() {
         &[&f, "variant `a` sets sm.count"],
     );
 }
+
+#[test]
+fn explain_stops_a_long_warp_instead_of_growing_without_bound() {
+    // Each of 10^12 trips loads: the text grew past a gigabyte.
+    let f = temp(
+        "explain_loop.ron",
+        &kernel("n / 256", "n * 4", "1000000000000"),
+    );
+    let t0 = std::time::Instant::now();
+    let (ok, out, err) = gpusim(&["explain", "configs/c2050.ron", &f]);
+    assert!(ok, "{err}");
+    assert!(out.ends_with("the first 1000 memory instructions shown; the warp goes on\n"));
+    assert!(out.len() < 1 << 20, "{} bytes", out.len());
+    assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+    // A loop without memory instructions ends in an error.
+    let alu = kernel("n / 256", "n * 4", "1000000000000").replace(
+        r#"Store(buf: "v", index: "id", width: "4"),"#,
+        r#"Let("x", "k + 1"),"#,
+    );
+    let f = temp("explain_alu.ron", &alu);
+    let (ok, _, err) = gpusim(&["explain", "configs/c2050.ron", &f]);
+    assert!(!ok && err.contains("without ending"), "{err}");
+}

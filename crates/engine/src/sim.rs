@@ -271,6 +271,31 @@ pub struct Simulation<'a> {
     special_ps: u64,
 }
 
+/// How much more work each kind of unit does, and how much longer the
+/// kernel runs, than the blocks timed (1 when every block is timed).
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    /// L1 sectors (the LSU's lines and the interconnect's bytes follow them).
+    sectors: f64,
+    /// L2 read and write sectors.
+    l2: f64,
+    /// DRAM bytes.
+    dram: f64,
+    /// Kernel time, less the launch overhead.
+    time: f64,
+}
+
+impl Default for Scale {
+    fn default() -> Scale {
+        Scale {
+            sectors: 1.0,
+            l2: 1.0,
+            dram: 1.0,
+            time: 1.0,
+        }
+    }
+}
+
 /// Warps ordered by the time they next run, ties by warp id: a min-heap of
 /// `(time, id)` packed into one integer, so that each comparison is one.
 #[derive(Debug, Default)]
@@ -1401,12 +1426,27 @@ impl<'a> Simulation<'a> {
             blocks_timed: self.next_block,
             time_error_ps: 0,
         };
-        if let (Some(st), Some(e)) = (self.steady, exact) {
+        // The utilisations below are over the timed blocks; a sampled run
+        // scales each unit's work by its counter's extrapolation and the
+        // time by the kernel's, so that they agree with the counters given.
+        let mut scale = Scale::default();
+        let rest = total - self.next_block;
+        if let (Some(st), Some(e), true) = (self.steady, exact, rest > 0) {
             let c = &mut self.counters;
-            let (dt, err, add) = st.extrapolate(
-                total - self.next_block,
+            let timed = [
+                c.sectors_ld + c.sectors_st,
+                c.l2_read_sectors + c.l2_write_sectors,
+                c.dram_bytes_read + c.dram_bytes_write,
+            ];
+            let (dt, err, mut add) = st.extrapolate(
+                rest,
                 (e.sectors_ld + e.sectors_st) - (c.sectors_ld + c.sectors_st),
             );
+            // The DRAM moves whole accesses.
+            let access = self.dev.dram.access_bytes.max(1) as u64;
+            for a in &mut add[4..6] {
+                *a = (*a + access / 2) / access * access;
+            }
             // A time past u64 picoseconds (213 days) is not a result.
             c.time_ps = c
                 .time_ps
@@ -1445,13 +1485,21 @@ impl<'a> Simulation<'a> {
             c.shared_wavefronts_st = e.shared_wavefronts_st;
             c.shared_conflicts_ld = e.shared_conflicts_ld;
             c.shared_conflicts_st = e.shared_conflicts_st;
+            let ratio = |sample: u64, all: u64| all as f64 / sample.max(1) as f64;
+            scale = Scale {
+                sectors: ratio(timed[0], c.sectors_ld + c.sectors_st),
+                l2: ratio(timed[1], c.l2_read_sectors + c.l2_write_sectors),
+                dram: ratio(timed[2], c.dram_bytes_read + c.dram_bytes_write),
+                time: (end + dt) as f64 / end as f64,
+            };
         }
         let dev = self.dev;
         let n_sm = dev.sm.count as f64;
         let cycles = end as f64 / self.cycle;
         let endf = end as f64;
         let lines: u64 = self.sms.iter().map(|s| s.lsu_lines()).sum();
-        let lsu_util = lines as f64 / (n_sm * cycles * dev.sm.lsu_lines_per_cycle);
+        let lsu_util = lines as f64 * scale.sectors
+            / (n_sm * cycles * scale.time * dev.sm.lsu_lines_per_cycle);
         let (req, resp) = self.noc.bytes();
         let sum = |f: fn(&Sm) -> u64| self.sms.iter().map(f).sum::<u64>() as f64;
         let (latency_sum, loads) = self
@@ -1462,13 +1510,13 @@ impl<'a> Simulation<'a> {
             lsu_util,
             // L1 lookups go through the LSU's tag port.
             l1_util: if dev.l1.is_some() { lsu_util } else { 0.0 },
-            noc_util: req.max(resp) as f64
-                / (n_sm * cycles * dev.interconnect.sm_port_bytes_per_cycle),
+            noc_util: req.max(resp) as f64 * scale.sectors
+                / (n_sm * cycles * scale.time * dev.interconnect.sm_port_bytes_per_cycle),
             l2_util: match (&dev.l2, &self.l2) {
                 (Some(l), Some(u)) => {
                     // The busier of the read ports and the write paths.
                     let (read, write) = u.port_bytes();
-                    let cap = l.slices as f64 * cycles;
+                    let cap = l.slices as f64 * cycles * scale.time / scale.l2;
                     (read as f64 / (cap * l.slice_bytes_per_cycle)).max(
                         l.slice_write_bytes_per_cycle
                             .map_or(0.0, |w| write as f64 / (cap * w)),
@@ -1476,7 +1524,8 @@ impl<'a> Simulation<'a> {
                 }
                 _ => 0.0,
             },
-            dram_util: ds.busy_ps as f64 / (dev.dram.channels as f64 * endf),
+            dram_util: ds.busy_ps as f64 * scale.dram
+                / (dev.dram.channels as f64 * endf * scale.time),
             lsu_stall: sum(Sm::lsu_wait_ps) / (n_sm * endf),
             inflight_stall: sum(Sm::inflight_wait_ps) / (n_sm * endf),
             l2_mshr_stall: match &self.l2 {
