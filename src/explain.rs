@@ -45,9 +45,6 @@ fn rule_text(r: Rule) -> &'static str {
 /// Memory instructions explained at most: more is not read.
 const MAX_SHOWN: usize = 1000;
 
-/// Instructions a warp may run before explain gives up on it.
-const MAX_STEPS: u64 = 100_000_000;
-
 /// Explains warp `warp` of the first point of the sweep.
 pub fn explain(
     dev: &DeviceSpec,
@@ -101,15 +98,7 @@ pub fn explain(
     let mut acc = WarpAccess::default();
     let mut lines: Vec<LineRequest> = Vec::new();
     let mut n = 0;
-    let mut steps: u64 = 0;
     loop {
-        steps += 1;
-        if steps > MAX_STEPS {
-            return Err(wl.locate(Diag::msg(format!(
-                "warp {warp} has run {MAX_STEPS} instructions without ending; explain stops \
-                 (a loop whose bound is too large?)"
-            ))));
-        }
         if n == MAX_SHOWN {
             let _ = writeln!(
                 s,
