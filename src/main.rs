@@ -15,7 +15,7 @@ mod variants;
 
 use clap::{Args, Parser, Subcommand};
 use engine::{DeviceSpec, Diag, FileKind, LoadedWorkload, PointResult};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const ABOUT: &str = "\
@@ -266,9 +266,80 @@ struct ValidateArgs {
 
 #[derive(Args)]
 struct JobsArg {
-    /// Worker threads (default: all cores). Output does not depend on it.
+    /// Worker threads (default, or 0: all cores; at most one per point).
+    /// Output does not depend on it.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
+}
+
+/// Refuses, before any point runs, outputs that would be lost or destroy
+/// something: two outputs to one file (or both to stdout), an output onto
+/// one of the `inputs`, onto a directory, or a plot of unknown format.
+fn check_outputs<'a>(
+    args: &RunArgs,
+    inputs: impl Iterator<Item = &'a PathBuf>,
+) -> Result<(), Diag> {
+    let outs: Vec<(&str, &PathBuf)> = [
+        ("--csv", &args.csv),
+        ("--json", &args.json),
+        ("--plot", &args.plot),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.as_ref().map(|p| (f, p)))
+    .collect();
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || matches!(
+                (a.canonicalize(), b.canonicalize()),
+                (Ok(x), Ok(y)) if x == y
+            )
+    };
+    let inputs: Vec<&PathBuf> = inputs.collect();
+    for (i, (flag, p)) in outs.iter().enumerate() {
+        if p.as_os_str() == "-" {
+            if let Some((other, _)) = outs[..i].iter().find(|(_, q)| q.as_os_str() == "-") {
+                return Err(Diag::msg(format!(
+                    "{other} - and {flag} -: only one output can go to stdout"
+                )));
+            }
+            continue;
+        }
+        if let Some((other, _)) = outs[..i].iter().find(|(_, q)| same(q, p)) {
+            return Err(Diag::msg(format!(
+                "{other} and {flag} both write {}: give each its own file",
+                p.display()
+            )));
+        }
+        if let Some(input) = inputs.iter().find(|q| same(q, p)) {
+            return Err(Diag::msg(format!(
+                "{flag} {}: that is an input of this run ({}); it would be overwritten",
+                p.display(),
+                input.display()
+            )));
+        }
+        if p.is_dir() {
+            return Err(Diag::msg(format!(
+                "{flag} {}: is a directory; give a file name",
+                p.display()
+            )));
+        }
+    }
+    if let Some(p) = &args.plot {
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("svg" | "png") => {}
+            _ => {
+                return Err(Diag::msg(format!(
+                    "--plot {}: the extension must be .svg or .png",
+                    p.display()
+                )))
+            }
+        }
+    } else if args.plot_x.is_some() && args.shard.is_none() {
+        return Err(Diag::msg(
+            "--plot-x chooses a plot's x axis: give --plot as well",
+        ));
+    }
+    Ok(())
 }
 
 /// The rayon pool for `-j N` (all cores when not given).
@@ -381,7 +452,18 @@ struct ExplainArgs {
 }
 
 fn parse_sets(sets: &[String]) -> Result<Vec<(String, Vec<i64>)>, Diag> {
-    sets.iter().map(|s| engine::parse_set(s)).collect()
+    let parsed: Vec<(String, Vec<i64>)> = sets
+        .iter()
+        .map(|s| engine::parse_set(s))
+        .collect::<Result<_, _>>()?;
+    for (i, (n, _)) in parsed.iter().enumerate() {
+        if parsed[..i].iter().any(|(m, _)| m == n) {
+            return Err(Diag::msg(format!(
+                "--set {n} is given twice: give its values once (--set {n}=1,2,4)"
+            )));
+        }
+    }
+    Ok(parsed)
 }
 
 fn run(args: RunArgs) -> Result<(), Diag> {
@@ -445,6 +527,7 @@ fn run(args: RunArgs) -> Result<(), Diag> {
         wl.check(&points)?;
         jobs.push(points);
     }
+    check_outputs(&args, dev_files.iter().chain(&wl_files))?;
     if args.shard.is_some() && args.plot.is_some() {
         return Err(Diag::msg(
             "--plot draws a whole sweep: plot without --shard, or merge the shards first",
@@ -455,6 +538,8 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     let opts = args.sample.options();
     let extra = format!("{devs:?} {opts:?}");
     let id = sweep::SweepId::of(&dev_files, &wl_files, &sets, &extra)?;
+    // More workers than points would only cost threads.
+    let points = devs.len() * jobs.iter().map(Vec::len).sum::<usize>();
     let sweep = sweep::Sweep::new(devs, wls, jobs, id)?;
     let (devs, wls) = (&sweep.devs, &sweep.wls);
     let journal = [&args.csv, &args.json]
@@ -467,7 +552,7 @@ fn run(args: RunArgs) -> Result<(), Diag> {
         journal: journal.as_deref(),
         resume: args.resume,
     };
-    let pool = worker_pool(args.jobs.jobs)?;
+    let pool = worker_pool(args.jobs.jobs.map(|j| j.min(points.max(1))))?;
     let bar = progress::Progress::start(0, args.quiet);
     let done = pool.install(|| sweep::execute(&sweep, &plan, &opts, &bar));
     bar.finish();
@@ -548,6 +633,11 @@ fn main() -> ExitCode {
             let dev = variants::load(&a.config, &[], &sets, &mut Default::default())?.remove(0);
             let wl = engine::load_workload(&a.workload)?;
             let sets = parse_sets(&a.set.set)?;
+            if let Some((n, _)) = sets.iter().find(|(_, v)| v.len() > 1) {
+                return Err(Diag::msg(format!(
+                    "--set {n}: explain shows one point; give one value"
+                )));
+            }
             let text = explain::explain(&dev, &wl, &sets, a.warp)?;
             print!("{text}");
             Ok(())

@@ -338,3 +338,44 @@ fn explain_stops_a_long_warp_instead_of_growing_without_bound() {
     let (ok, _, err) = gpusim(&["explain", "configs/c2050.ron", &f]);
     assert!(!ok && err.contains("a loop that does not end?"), "{err}");
 }
+
+#[test]
+fn outputs_that_would_be_lost_or_destroy_an_input_are_refused_before_the_run() {
+    let dev = temp(
+        "victim.ron",
+        &std::fs::read_to_string("configs/c2050.ron").unwrap(),
+    );
+    let out = temp("out.csv", "");
+    let base = [
+        "workloads/stride.ron",
+        "--set",
+        "nMB=1",
+        "--set",
+        "elem=4",
+        "--set",
+        "stride=1",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        let mut a = vec!["run".to_string(), dev.to_string()];
+        a.extend(base.iter().chain(extra).map(|s| s.to_string()));
+        a
+    };
+    let refused = |args: Vec<String>, want: &[&str]| {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&a, want)
+    };
+    // The device file was replaced by the CSV, exit status 0.
+    refused(with(&["--csv", &dev]), &["--csv", "an input of this run"]);
+    refused(with(&["--csv", &out, "--json", &out]), &["both write"]);
+    refused(
+        with(&["--csv", "-", "--json", "-"]),
+        &["only one output can go to stdout"],
+    );
+    let dir = std::env::temp_dir();
+    refused(with(&["--csv", dir.to_str().unwrap()]), &["is a directory"]);
+    refused(with(&["--plot", "out.pdf"]), &[".svg or .png"]);
+    refused(with(&["--plot-x", "stride"]), &["give --plot as well"]);
+    // A repeated --set kept its last value only.
+    refused(with(&["--set", "nMB=2"]), &["--set nMB is given twice"]);
+    assert!(std::fs::read_to_string(&*dev).unwrap().starts_with("//"));
+}
