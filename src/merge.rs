@@ -81,6 +81,18 @@ fn read(file: &Path) -> Result<Part, Diag> {
         if let Some(k) = csv_rows.iter().position(|l| !l.ends_with('\n')) {
             return Err(err(file, Some(k + 3), "the last line is cut short"));
         }
+        let fields = |l: &str| l.split(',').count();
+        if let Some(k) = csv_rows.iter().position(|l| fields(l) != fields(header)) {
+            return Err(err(
+                file,
+                Some(k + 3),
+                format!(
+                    "the row has {} fields, the header {}: the file is damaged",
+                    fields(&csv_rows[k]),
+                    fields(header)
+                ),
+            ));
+        }
         Part {
             file: file.into(),
             tag,
@@ -225,7 +237,14 @@ fn check(parts: &mut [Part]) -> Result<(), Diag> {
             .map(|i| format!("{i}/{n}"))
             .collect();
         if !absent.is_empty() {
-            problems.push(format!("shards not given: {}", absent.join(", ")));
+            // A long list says little past its start.
+            const SHOWN: usize = 20;
+            let more = absent.len().saturating_sub(SHOWN);
+            let mut list = absent[..absent.len().min(SHOWN)].join(", ");
+            if more > 0 {
+                let _ = write!(list, " and {more} more");
+            }
+            problems.push(format!("shards not given: {list}"));
         }
     }
     Err(Diag::msg(format!(

@@ -379,3 +379,55 @@ fn outputs_that_would_be_lost_or_destroy_an_input_are_refused_before_the_run() {
     refused(with(&["--set", "nMB=2"]), &["--set nMB is given twice"]);
     assert!(std::fs::read_to_string(&*dev).unwrap().starts_with("//"));
 }
+
+#[test]
+fn a_shard_row_missing_a_field_is_refused_by_merge() {
+    let dir = super::TempDir::new("hostile-merge");
+    let shard = |i: &str| {
+        let p = dir.join(format!("s{}.csv", &i[..1]));
+        let (ok, _, err) = gpusim(&[
+            "run",
+            "configs/c2050.ron",
+            "workloads/stride.ron",
+            "--set",
+            "nMB=1",
+            "--set",
+            "elem=4",
+            "--set",
+            "stride=1,2",
+            "--shard",
+            i,
+            "--csv",
+            p.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(ok, "{err}");
+        p
+    };
+    let (a, b) = (shard("1/2"), shard("2/2"));
+    // Drop the last field of the row: it was merged as it was.
+    let text = std::fs::read_to_string(&a).unwrap();
+    let cut: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(k, l)| {
+            if k == 2 {
+                l[..l.rfind(',').unwrap()].to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&a, cut.join("\n") + "\n").unwrap();
+    let out = dir.join("out.csv");
+    let (ok, _, err) = gpusim(&[
+        "merge",
+        out.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains(":3:") && err.contains("fields, the header"),
+        "{err}"
+    );
+}
