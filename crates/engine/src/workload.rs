@@ -487,6 +487,16 @@ impl Workload {
                 let meta = std::fs::metadata(&full).map_err(|e| {
                     Diag::field(at("path"), format!("cannot read {}: {e}", full.display()))
                 })?;
+                if !meta.is_file() {
+                    return Err(Diag::field(
+                        at("path"),
+                        format!(
+                            "{} is not a regular file (a directory or a device): give a file \
+                             of the buffer's bytes",
+                            full.display()
+                        ),
+                    ));
+                }
                 if meta.len() != bytes {
                     return Err(Diag::field(
                         at("path"),
