@@ -192,12 +192,21 @@ impl L2 {
                 // lack and merges them: the line stays dirty, now whole.
                 let fetched = self.slices[k].complete(old);
                 self.dirty[k].partial -= 1;
+                let mut fill = t;
                 for s in 0..4u8 {
                     if fetched >> s & 1 == 1 {
                         let d = mem.read(old + 32 * s as u64, 32, t + self.mem_half_ps);
-                        accepted = accepted.max(d + self.mem_half_ps);
+                        fill = fill.max(d + self.mem_half_ps);
                     }
                 }
+                // The fetched bytes enter the data array as a fill's do,
+                // through the slice's write path.
+                if fetched != 0 {
+                    fill = self
+                        .write_port(k)
+                        .reserve(fill, fetched.count_ones() as u64 * 32);
+                }
+                accepted = accepted.max(fill);
                 continue;
             }
             // Written back if still present and dirty.
@@ -595,6 +604,24 @@ mod tests {
             let st = l2.slices[0].dirty_state(x).unwrap();
             assert_eq!((st.dirty, st.partial != 0), (0b0101, i >= 6), "line {i}");
         }
+    }
+
+    #[test]
+    fn a_completions_fetched_bytes_take_the_slices_write_path() {
+        let mut d = dev("h200");
+        let l = d.l2.as_mut().unwrap();
+        l.dirty_lines = None;
+        l.partial_lines = Some(4);
+        let mut mem = Dram::new(d.dram.clone());
+        let mut l2 = L2::new(&d, 0).unwrap();
+        let lines = lines_of(&l2, 0, 10);
+        for &x in &lines {
+            l2.write(0, x, 0b0101, [0xff, 0, 0xff, 0], 0, &mut mem);
+        }
+        // 10 lines x 2 sectors stored, 6 lines x 2 sectors fetched into the
+        // data array: each byte through the write path once.
+        let (_, write) = l2.port_bytes();
+        assert_eq!(write, (10 * 2 + 6 * 2) * 32);
     }
 
     #[test]
