@@ -30,6 +30,25 @@ fn kernel(grid: &str, bytes: &str, to: &str) -> String {
     )
 }
 
+/// `gpusim run`'s arguments for seed 002's stride kernel on `config`, 1 MiB
+/// of floats, at `strides`, then `extra`.
+fn stride_run(config: &str, strides: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "run",
+        config,
+        "workloads/stride.ron",
+        "--set",
+        "nMB=1",
+        "--set",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(["elem=4".into(), "--set".into(), format!("stride={strides}")]);
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
 fn refused(args: &[&str], want: &[&str]) {
     let t0 = std::time::Instant::now();
     let (ok, _, err) = gpusim(args);
@@ -346,20 +365,7 @@ fn outputs_that_would_be_lost_or_destroy_an_input_are_refused_before_the_run() {
         &std::fs::read_to_string("configs/c2050.ron").unwrap(),
     );
     let out = temp("out.csv", "");
-    let base = [
-        "workloads/stride.ron",
-        "--set",
-        "nMB=1",
-        "--set",
-        "elem=4",
-        "--set",
-        "stride=1",
-    ];
-    let with = |extra: &[&str]| -> Vec<String> {
-        let mut a = vec!["run".to_string(), dev.to_string()];
-        a.extend(base.iter().chain(extra).map(|s| s.to_string()));
-        a
-    };
+    let with = |extra: &[&str]| stride_run(&dev, "1", extra);
     let refused = |args: Vec<String>, want: &[&str]| {
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
         refused(&a, want)
@@ -385,22 +391,13 @@ fn a_shard_row_missing_a_field_is_refused_by_merge() {
     let dir = super::TempDir::new("hostile-merge");
     let shard = |i: &str| {
         let p = dir.join(format!("s{}.csv", &i[..1]));
-        let (ok, _, err) = gpusim(&[
-            "run",
+        let args = stride_run(
             "configs/c2050.ron",
-            "workloads/stride.ron",
-            "--set",
-            "nMB=1",
-            "--set",
-            "elem=4",
-            "--set",
-            "stride=1,2",
-            "--shard",
-            i,
-            "--csv",
-            p.to_str().unwrap(),
-            "--quiet",
-        ]);
+            "1,2",
+            &["--shard", i, "--csv", p.to_str().unwrap(), "--quiet"],
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (ok, _, err) = gpusim(&args);
         assert!(ok, "{err}");
         p
     };

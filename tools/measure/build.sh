@@ -42,3 +42,15 @@ need_ncu() {
         exit 1
     fi
 }
+
+# Stops the script, measuring nothing, on any GPU but an H200 (the campaigns
+# are for the H200's configuration; configs/h100.ron is checked, not
+# fitted, against an H100).
+require_h200() {
+    local gpu
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1)
+    case "$gpu" in
+    *H200*) echo "== GPU: $gpu" ;;
+    *) echo "NOT AN H200: '$gpu'; nothing measured"; exit 3 ;;
+    esac
+}

@@ -580,8 +580,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_slice_completes_its_earliest_partly_written_lines_past_its_limit() {
+    /// An H200 L2 that keeps at most 4 partly written lines a slice (and
+    /// no limit on dirty ones), after 8 bytes of sectors 0 and 2 of ten
+    /// lines of slice 0 were written: the L2, its DRAM and the lines.
+    fn ten_partly_written_lines() -> (L2, Dram, Vec<u64>) {
         let mut d = dev("h200");
         let l = d.l2.as_mut().unwrap();
         l.dirty_lines = None;
@@ -590,9 +592,14 @@ mod tests {
         let mut l2 = L2::new(&d, 0).unwrap();
         let lines = lines_of(&l2, 0, 10);
         for &x in &lines {
-            // 8 bytes of sectors 0 and 2.
             l2.write(0, x, 0b0101, [0xff, 0, 0xff, 0], 0, &mut mem);
         }
+        (l2, mem, lines)
+    }
+
+    #[test]
+    fn a_slice_completes_its_earliest_partly_written_lines_past_its_limit() {
+        let (l2, mut mem, lines) = ten_partly_written_lines();
         mem.drain(0);
         // Six lines over the limit: their two sectors fetched, 32 B each;
         // nothing written back yet.
@@ -608,16 +615,7 @@ mod tests {
 
     #[test]
     fn a_completions_fetched_bytes_take_the_slices_write_path() {
-        let mut d = dev("h200");
-        let l = d.l2.as_mut().unwrap();
-        l.dirty_lines = None;
-        l.partial_lines = Some(4);
-        let mut mem = Dram::new(d.dram.clone());
-        let mut l2 = L2::new(&d, 0).unwrap();
-        let lines = lines_of(&l2, 0, 10);
-        for &x in &lines {
-            l2.write(0, x, 0b0101, [0xff, 0, 0xff, 0], 0, &mut mem);
-        }
+        let (l2, _, _) = ten_partly_written_lines();
         // 10 lines x 2 sectors stored, 6 lines x 2 sectors fetched into the
         // data array: each byte through the write path once.
         let (_, write) = l2.port_bytes();

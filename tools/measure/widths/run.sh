@@ -22,12 +22,8 @@
 #   (run.log         the caller's tee of this script's output)
 set -u -o pipefail
 # The campaign is for the H200: stop at once on any other GPU.
-GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1)
-case "$GPU" in
-*H200*) echo "== GPU: $GPU" ;;
-*) echo "NOT AN H200: '$GPU'; nothing measured"; exit 3 ;;
-esac
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+require_h200
 measure_build widths "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
 {
