@@ -9,6 +9,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Duration;
 
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
 pub struct Progress {
     bar: ProgressBar,
     stop: Option<Sender<()>>,
@@ -25,12 +29,11 @@ impl Progress {
                 thread: None,
             };
         }
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points (ETA {eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        // No estimate of the time left before a point has finished: it
+        // would say 0 s while the first, perhaps long, point runs.
+        bar.set_style(style(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points",
+        ));
         let (tx, rx) = bounded::<()>(1);
         let b = bar.clone();
         let thread = std::thread::spawn(move || {
@@ -50,6 +53,11 @@ impl Progress {
 
     pub fn inc(&self) {
         self.bar.inc(1);
+        if self.bar.position() == 1 {
+            self.bar.set_style(style(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} points (ETA {eta})",
+            ));
+        }
     }
 
     /// Changes the number of points to run (e.g. once a resumed run knows
