@@ -325,15 +325,7 @@ fn check_outputs<'a>(
         }
     }
     if let Some(p) = &args.plot {
-        match p.extension().and_then(|e| e.to_str()) {
-            Some("svg" | "png") => {}
-            _ => {
-                return Err(Diag::msg(format!(
-                    "--plot {}: the extension must be .svg or .png",
-                    p.display()
-                )))
-            }
-        }
+        plot::format_of(p)?;
     } else if args.plot_x.is_some() && args.shard.is_none() {
         return Err(Diag::msg(
             "--plot-x chooses a plot's x axis: give --plot as well",

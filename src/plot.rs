@@ -39,20 +39,7 @@ pub fn plot_x(
         file: Some(path.display().to_string()),
         ..Diag::msg(message)
     };
-    let format = match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") => Format::Svg,
-        Some(e) if e.eq_ignore_ascii_case("png") => Format::Png,
-        Some(e) => {
-            return Err(fail(format!(
-                "cannot plot to a '.{e}' file: the extension must be .svg or .png"
-            )))
-        }
-        None => {
-            return Err(fail(
-                "cannot tell the plot format: the file name must end in .svg or .png".into(),
-            ))
-        }
-    };
+    let format = format_of(path)?;
     let plan = Plan::new(wl, devs, results, x_param).map_err(fail)?;
     register_font().map_err(fail)?;
     match format {
@@ -78,9 +65,29 @@ pub fn plot_x(
     }
 }
 
-enum Format {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
     Svg,
     Png,
+}
+
+/// The format a plot at `path` is written in, from its extension (`.svg`
+/// or `.png`, any case); an error naming the file otherwise.
+pub fn format_of(path: &Path) -> Result<Format, Diag> {
+    let fail = |message: String| Diag {
+        file: Some(path.display().to_string()),
+        ..Diag::msg(message)
+    };
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(Format::Svg),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(Format::Png),
+        Some(e) => Err(fail(format!(
+            "cannot plot to a '.{e}' file: the extension must be .svg or .png"
+        ))),
+        None => Err(fail(
+            "cannot tell the plot format: the file name must end in .svg or .png".into(),
+        )),
+    }
 }
 
 fn register_font() -> Result<(), String> {
@@ -556,15 +563,7 @@ pub fn scatter(
         file: Some(path.display().to_string()),
         ..Diag::msg(message)
     };
-    let svg = match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") => true,
-        Some(e) if e.eq_ignore_ascii_case("png") => false,
-        _ => {
-            return Err(fail(
-                "cannot tell the plot format: the file name must end in .svg or .png".into(),
-            ))
-        }
-    };
+    let svg = format_of(path)? == Format::Svg;
     let all = series.iter().flat_map(|s| s.points.iter());
     let (lo, hi) = all.fold((f64::MAX, 0.0f64), |(lo, hi), &(x, y)| {
         (lo.min(x).min(y), hi.max(x).max(y))
