@@ -428,3 +428,28 @@ fn a_shard_row_missing_a_field_is_refused_by_merge() {
         "{err}"
     );
 }
+
+/// A cache of another line or sector size than the coalescer's was
+/// accepted and ran as if it had the coalescer's: the what-if changed
+/// nothing.
+#[test]
+fn a_cache_geometry_the_model_does_not_have_is_refused_not_ignored() {
+    let ours = "128-byte lines of four 32-byte sectors";
+    for (set, want) in [
+        ("l2.slice.sector_bytes=64", ["l2.slice.sector_bytes", ours]),
+        ("l2.slice.line_bytes=64", ["l2.slice.line_bytes", ours]),
+        ("l1.cache.line_bytes=64", ["l1.cache.line_bytes", ours]),
+        ("l2.slice.line_bytes=256", ["l2.slice", "1 to 4 sectors"]),
+    ] {
+        refused(
+            &[
+                "run",
+                "configs/h200.ron",
+                "workloads/offset.ron",
+                "--config-set",
+                set,
+            ],
+            &want,
+        );
+    }
+}

@@ -60,9 +60,10 @@ impl CacheSpec {
                 return Err(SpecError::NotPowerOfTwo { field, value });
             }
         }
-        if self.sector_bytes > self.line_bytes || self.line_bytes / self.sector_bytes > 8 {
+        // (A line's per-sector state is kept for four sectors.)
+        if self.sector_bytes > self.line_bytes || self.line_bytes / self.sector_bytes > 4 {
             return Err(SpecError::Geometry(format!(
-                "a line of {} bytes must hold 1 to 8 sectors of {} bytes",
+                "a line of {} bytes must hold 1 to 4 sectors of {} bytes",
                 self.line_bytes, self.sector_bytes
             )));
         }

@@ -305,11 +305,13 @@ impl DeviceSpec {
             l1.cache
                 .validate()
                 .map_err(|x| ("l1.cache".to_string(), x.to_string()))?;
+            line_geometry("l1.cache", &l1.cache)?;
         }
         if let Some(l2) = &self.l2 {
             l2.slice
                 .validate()
                 .map_err(|x| ("l2.slice".to_string(), x.to_string()))?;
+            line_geometry("l2.slice", &l2.slice)?;
             if l2.slices == 0 {
                 return e("l2.slices", "must be at least 1".into());
             }
@@ -625,4 +627,26 @@ impl DeviceSpec {
     pub fn peak_gbps(&self) -> f64 {
         self.dram.peak_gbps()
     }
+}
+
+/// The caches see the coalescer's line requests: 128-byte lines
+/// ([`lsu::LINE_BYTES`]) of four 32-byte sectors, each request a mask of
+/// those four. A cache of another geometry would be handed the same
+/// masks and silently read them as its own, so it is refused.
+fn line_geometry(at: &str, c: &cache::CacheSpec) -> Result<(), (String, String)> {
+    for (field, value, want) in [
+        ("line_bytes", c.line_bytes, lsu::LINE_BYTES as u32),
+        ("sector_bytes", c.sector_bytes, 32),
+    ] {
+        if value != want {
+            return Err((
+                format!("{at}.{field}"),
+                format!(
+                    "must be {want}, not {value}: the caches take the coalescer's requests, \
+                     128-byte lines of four 32-byte sectors, and no other geometry is modelled"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
