@@ -256,12 +256,12 @@ fn empty_kernel(grid: &str) -> String {
 fn a_huge_grid_of_empty_warps_is_refused_before_it_runs() {
     // No instruction to count, yet every warp is work: with every block
     // timed this ran for hours.
-    let f = temp("empty_grid.ron", &empty_kernel(r#""4294967295""#));
+    let f = temp("empty_grid.ron", &empty_kernel(r#""65535", "65535""#));
     refused(
-        &["run", "configs/c2050.ron", &f, "--sample", "off"],
+        &["run", "configs/h200.ron", &f, "--sample", "off"],
         &[
             &f,
-            "4294967295 blocks",
+            "4294836225 blocks",
             "at least 1 each",
             "--max-warp-instructions",
         ],
@@ -271,12 +271,16 @@ fn a_huge_grid_of_empty_warps_is_refused_before_it_runs() {
 #[test]
 fn a_kernel_too_long_to_count_in_picoseconds_is_an_error_not_a_wrapped_time() {
     // 2^62 blocks: the extrapolated time passed 2^64 ps and wrapped to a
-    // plausible 13.7 us, with exit status 0.
-    let f = temp("wrap.ron", &empty_kernel(r#""2147483648", "2147483648""#));
+    // plausible 13.7 us, with exit status 0. (About 2^63 blocks, the
+    // largest grid compute capability 3.0 and later launch.)
+    let f = temp(
+        "wrap.ron",
+        &empty_kernel(r#""2147483647", "65535", "65535""#),
+    );
     refused(
         &[
             "run",
-            "configs/c2050.ron",
+            "configs/h200.ron",
             &f,
             "--max-warp-instructions",
             "18446744073709551615",
@@ -452,4 +456,36 @@ fn a_cache_geometry_the_model_does_not_have_is_refused_not_ignored() {
             &want,
         );
     }
+}
+
+/// A grid past the compute capability's limits cannot launch on the
+/// device; it was timed as if it could.
+#[test]
+fn a_grid_the_compute_capability_cannot_launch_is_refused() {
+    refused(
+        &[
+            "run",
+            "configs/c870.ron",
+            "workloads/offset.ron",
+            "--set",
+            "nMB=256",
+            "--set",
+            "offset=0",
+            "--set",
+            "elem=4",
+        ],
+        &["x dimension is 262144", "1.0's limit of 65535"],
+    );
+    // The same grid launches from compute capability 3.0 on.
+    let (ok, _, err) = gpusim(&[
+        "run",
+        "configs/p100.ron",
+        "workloads/empty.ron",
+        "--set",
+        "blocks=262144",
+        "--set",
+        "block=32",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
 }

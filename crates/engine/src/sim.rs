@@ -538,6 +538,36 @@ fn host_prefetch(dev: &DeviceSpec) -> [bool; 2] {
     [l1, l2].map(|b| b > cache::HOST_CACHE_BYTES)
 }
 
+/// The launch's dimensions against the compute capability's limits (CUDA
+/// C++ Programming Guide, "Technical Specifications per Compute
+/// Capability"): a grid of at most 65535 blocks in x before CC 3.0 and
+/// 2^31 - 1 from it, 65535 in y and z (z 1 before CC 2.0); a block of at
+/// most 512 threads in x and y before CC 2.0 and 1024 from it, 64 in z.
+/// A launch past them fails on the device, so it is refused rather than
+/// timed.
+fn launch_limits(cc: (u32, u32), grid: [u32; 3], block: [u32; 3]) -> Result<(), String> {
+    let grid_x = if cc.0 < 3 { 65535 } else { i32::MAX as u32 };
+    let grid_z = if cc.0 < 2 { 1 } else { 65535 };
+    let block_xy = if cc.0 < 2 { 512 } else { 1024 };
+    let (major, minor) = cc;
+    for (what, dims, limits) in [
+        ("grid", grid, [grid_x, 65535, grid_z]),
+        ("block", block, [block_xy, block_xy, 64]),
+    ] {
+        for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+            if dims[k] > limits[k] {
+                return Err(format!(
+                    "the {what}'s {axis} dimension is {}, past compute capability \
+                     {major}.{minor}'s limit of {} (CUDA C++ Programming Guide, technical \
+                     specifications): the launch would fail on the device",
+                    dims[k], limits[k]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl<'a> Simulation<'a> {
     /// Builds a cold device for `prog`.
     pub fn new(dev: &'a DeviceSpec, prog: &'a Program, regs_per_thread: u32) -> Simulation<'a> {
@@ -644,6 +674,11 @@ impl<'a> Simulation<'a> {
                 sm.max_threads_per_block
             ));
         }
+        launch_limits(
+            self.dev.compute_capability,
+            self.prog.grid_dim,
+            self.prog.block_dim,
+        )?;
         let regs = self.regs_per_thread as u64 * warps as u64 * 32;
         let by_regs = (sm.registers as u64)
             .checked_div(regs)
