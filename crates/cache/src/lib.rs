@@ -136,11 +136,35 @@ struct Way {
     /// Sectors whose every byte is present (or in flight).
     full: u8,
     dirty: u8,
-    /// Bytes written of each valid sector that is not full.
-    written: [u32; 4],
     /// Arrival time per sector, in units of [`READY_UNIT_PS`], rounded up.
     ready: [u32; 4],
 }
+
+/// Hashes a way's index (a multiplicative hash: the indices are dense).
+#[derive(Default)]
+struct SlotHasher(u64);
+
+impl std::hash::Hasher for SlotHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The bytes written of the sectors that are valid but not full, by way:
+/// few ways hold such sectors at a time (an L2 slice completes them past
+/// a few hundred lines), so they are kept apart from the ways, which a
+/// lookup brings into the host's caches a whole set at a time. An entry
+/// is meaningful only for the sectors that are valid and not full; others
+/// may hold what an earlier line left.
+type PartlyWritten = std::collections::HashMap<u32, [u32; 4], std::hash::BuildHasherDefault<SlotHasher>>;
 
 /// Resolution of the stored arrival times: 1.024 ns (times up to 4.4 s).
 pub const READY_UNIT_PS: u64 = 1024;
@@ -173,6 +197,7 @@ pub struct Cache {
     tags: Vec<u64>,
     lru: Vec<u32>,
     ways: Vec<Way>,
+    partly: PartlyWritten,
     clock: u32,
     sectors_per_line: u32,
     evictions: u64,
@@ -192,6 +217,7 @@ impl Cache {
             tags: vec![0; n],
             lru: vec![0; n],
             ways: vec![Way::default(); n],
+            partly: PartlyWritten::default(),
             clock: 0,
             sectors_per_line: spec.line_bytes / spec.sector_bytes,
             evictions: 0,
@@ -284,6 +310,9 @@ impl Cache {
             partial: !old.full & ((1u16 << self.sectors_per_line.min(8)) - 1) as u8,
         });
         self.tags[v] = (line >> self.line_shift) + 1;
+        if old.valid & !old.full != 0 {
+            self.partly.remove(&(v as u32));
+        }
         self.ways[v] = Way::default();
         (v, evicted)
     }
@@ -414,12 +443,13 @@ impl Cache {
         for s in 0..4 {
             if sectors >> s & 1 == 1 {
                 if w.full >> s & 1 == 0 {
-                    let b = if w.valid >> s & 1 == 1 {
-                        w.written[s]
+                    let b = if bytes[s] == FULL_SECTOR {
+                        FULL_SECTOR
                     } else {
-                        0
-                    } | bytes[s];
-                    w.written[s] = b;
+                        let e = self.partly.entry(i as u32).or_default();
+                        e[s] = if w.valid >> s & 1 == 1 { e[s] } else { 0 } | bytes[s];
+                        e[s]
+                    };
                     if b == FULL_SECTOR {
                         w.full |= 1 << s;
                     }
@@ -482,11 +512,6 @@ impl Cache {
         let w = &mut self.ways[i];
         let partial = w.dirty & !w.full;
         w.full |= partial;
-        for s in 0..4 {
-            if partial >> s & 1 == 1 {
-                w.written[s] = FULL_SECTOR;
-            }
-        }
         partial
     }
 
