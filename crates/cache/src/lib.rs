@@ -164,7 +164,8 @@ impl std::hash::Hasher for SlotHasher {
 /// lookup brings into the host's caches a whole set at a time. An entry
 /// is meaningful only for the sectors that are valid and not full; others
 /// may hold what an earlier line left.
-type PartlyWritten = std::collections::HashMap<u32, [u32; 4], std::hash::BuildHasherDefault<SlotHasher>>;
+type PartlyWritten =
+    std::collections::HashMap<u32, [u32; 4], std::hash::BuildHasherDefault<SlotHasher>>;
 
 /// Resolution of the stored arrival times: 1.024 ns (times up to 4.4 s).
 pub const READY_UNIT_PS: u64 = 1024;

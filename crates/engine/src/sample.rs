@@ -63,7 +63,12 @@
 //! points missed 2% (worst 3.3%), and with halves of 2, 15 did. (Until
 //! 2026-11-26 the warm-up was 8 waves, the halves 6 and `Auto` began at
 //! 32 waves: the seed figures took 31-34 s here, against 22-27 s since.)
-//! The L2 must replace twice the lines it has places for. Once was tried:
+//! An L2 of several partitions (where a line may also be held as a copy
+//! in the near partition) must replace twice the lines it has places
+//! for; one of a single partition (C2050, P100, V100), as many as it has.
+//! (With twice for those too, the C2050's seed points timed 65% of their
+//! blocks, against 58% now, with the same 130 of 130 within 2% of their
+//! whole runs, worst 1.54%.) Once on the H200 was tried:
 //! it saves a third of the H200's 256 MiB and 1 GiB points' time, but the
 //! write streams' waves vary more than a window of 4-wave halves averages
 //! out, and they came out 2.2-3.0% slow; with half the places, the 1 GiB

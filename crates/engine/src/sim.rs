@@ -967,11 +967,16 @@ impl<'a> Simulation<'a> {
         let ds = self.dram.stats();
         let (l2, turned_over) = match (&self.l2, &self.dev.l2) {
             (Some(l2), Some(spec)) => {
-                // A line may be held twice (a near copy and at its home
-                // slice): the contents have turned over once twice the
-                // lines the L2 holds have been replaced.
+                // Where a line may be held twice (a near copy and at its
+                // home slice, in an L2 of several partitions), the contents
+                // have turned over once twice the lines the L2 holds have
+                // been replaced; in one partition, once they all have.
                 let lines = spec.slice.size_bytes / spec.slice.line_bytes as u64;
-                (l2.stats(), l2.evictions() >= 2 * lines * spec.slices as u64)
+                let copies = if spec.partitions > 1 { 2 } else { 1 };
+                (
+                    l2.stats(),
+                    l2.evictions() >= copies * lines * spec.slices as u64,
+                )
             }
             _ => (Default::default(), false),
         };
