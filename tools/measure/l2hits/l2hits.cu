@@ -1,0 +1,110 @@
+// Where the seed's large strides and large blocks lose time on the H200:
+//  - seed 002's stride kernel (workloads/stride.ron) at 4 MiB, float and
+//    double, strides 1, 8, 16, 20, 24, 28, 32: whether its stores find in
+//    the L2 the sectors its own loads brought there (the L2's write lookups
+//    that hit and miss), and where its DRAM reads beyond the loads' fetches
+//    come from;
+//  - seed 002's offset kernel (workloads/offset.ron, offset 0) at 256 MiB,
+//    float, blocks of 128, 256, 512 and 1024 threads: the achieved
+//    occupancy that a block of many warps leaves while its last warps
+//    finish.
+//
+// Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o l2hits l2hits.cu
+// Run:    ./l2hits list           the cases, one per line
+//         ./l2hits ncu [REPS]     every case launched REPS (1) times, each
+//                                 after its buffer is reset; kernels are
+//                                 named k_*; meant to run under Nsight
+//                                 Compute. Prints
+//                                 "CASE,<index>,<kind>,<elem_bytes>,<size_mib>,<param>,<block>,<grid>,<rep>"
+//                                 before each launch.
+//
+// Buffer: A, 256 MiB + 1 MiB, set to zero before every launch (a stride
+// case at 4 MiB and stride 32 spans 128 MiB).
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../ck.cuh"
+
+static const uint64_t MiB = 1ull << 20;
+static const uint64_t A_BYTES = 257 * MiB;
+
+// Seed 002's stride kernel: one element per thread at thread index x s,
+// 32-bit index as the seed, no bounds test (the grid is n / block).
+template <typename T>
+__global__ void k_stride(T *a, int s) {
+    int i = (blockDim.x * blockIdx.x + threadIdx.x) * s;
+    a[i] = a[i] + 1;
+}
+// Seed 002's offset kernel, offset 0.
+__global__ void k_offset(float *a, int s) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x + s;
+    a[i] = a[i] + 1.0f;
+}
+
+struct Case {
+    std::string kind;  // stride, offset
+    int elem_bytes, size_mib, param;
+    unsigned block, grid;
+    std::function<void()> launch;
+};
+
+static void *A;
+
+static std::vector<Case> cases() {
+    std::vector<Case> v;
+    for (int eb : {4, 8})
+        for (int s : {1, 8, 16, 20, 24, 28, 32}) {
+            unsigned bs = 256, grid = (unsigned)(4 * MiB / eb / bs);
+            if (eb == 4)
+                v.push_back({"stride", eb, 4, s, bs, grid, [=]() { k_stride<float><<<grid, bs>>>((float *)A, s); }});
+            else
+                v.push_back({"stride", eb, 4, s, bs, grid, [=]() { k_stride<double><<<grid, bs>>>((double *)A, s); }});
+        }
+    for (unsigned bs : {128u, 256u, 512u, 1024u}) {
+        unsigned grid = (unsigned)(256 * MiB / 4 / bs);
+        v.push_back({"offset", 4, 256, 0, bs, grid, [=]() { k_offset<<<grid, bs>>>((float *)A, 0); }});
+    }
+    return v;
+}
+
+int main(int argc, char **argv) {
+    std::string mode = argc > 1 ? argv[1] : "list";
+    std::vector<Case> all = cases();
+    if (mode == "list") {
+        for (size_t i = 0; i < all.size(); i++)
+            printf("%zu,%s,%d,%d,%d,%u,%u\n", i, all[i].kind.c_str(), all[i].elem_bytes, all[i].size_mib,
+                   all[i].param, all[i].block, all[i].grid);
+        return 0;
+    }
+    if (mode != "ncu") {
+        fprintf(stderr, "usage: l2hits list | ncu [REPS]\n");
+        return 2;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("# device: %s, compute capability %d.%d, %d SMs, L2 %d bytes\n", prop.name, prop.major, prop.minor,
+           prop.multiProcessorCount, prop.l2CacheSize);
+    CK(cudaMalloc(&A, A_BYTES));
+    int reps = argc > 2 ? atoi(argv[2]) : 1;
+    for (size_t i = 0; i < all.size(); i++) {
+        const Case &c = all[i];
+        for (int r = 0; r < reps; r++) {
+            CK(cudaMemset(A, 0, A_BYTES));
+            CK(cudaDeviceSynchronize());
+            printf("CASE,%zu,%s,%d,%d,%d,%u,%u,%d\n", i, c.kind.c_str(), c.elem_bytes, c.size_mib, c.param, c.block,
+                   c.grid, r);
+            fflush(stdout);
+            c.launch();
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+        }
+    }
+    return 0;
+}
