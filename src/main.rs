@@ -206,17 +206,7 @@ fn study(a: StudyArgs) -> Result<(), Diag> {
         quiet: a.quiet,
         variants: plan.study.variants.clone(),
     });
-    // Errors in the study's own lists read as errors in the study file.
-    r.map_err(|d| {
-        if d.file.is_none() {
-            Diag {
-                file: Some(a.file.display().to_string()),
-                ..d
-            }
-        } else {
-            d
-        }
-    })?;
+    r.map_err(|d| study::blame(d, &a.file))?;
     if !a.quiet {
         if a.shard.is_some() {
             eprintln!("wrote the shard {}", plan.csv.display());

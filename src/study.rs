@@ -122,3 +122,35 @@ pub fn load(path: &Path, out: &Path) -> Result<Plan, Diag> {
         files,
     })
 }
+
+/// An error of a study's run, told as the study's: the study's `set` and
+/// `config_set` lists stand where the command line's `--set` and
+/// `--config-set` would, so a message naming those options names the
+/// study's fields instead, and an error with no file of its own (a bad
+/// `set` value) is in the study file. An error in a device or workload
+/// file that came from the study's lists also names the study.
+pub fn blame(d: Diag, study: &Path) -> Diag {
+    let file = study.display().to_string();
+    let named = d.message.contains("--set ") || d.message.contains("--config-set ");
+    let message = d
+        .message
+        .replace("--config-set ", "config_set ")
+        .replace("--set ", "set ");
+    match d.file {
+        None => Diag {
+            file: Some(file),
+            message,
+            ..d
+        },
+        Some(f) if named && f != file => Diag {
+            file: Some(f),
+            message: format!("{message} (in the study {file})"),
+            ..d
+        },
+        Some(f) => Diag {
+            file: Some(f),
+            message,
+            ..d
+        },
+    }
+}

@@ -489,3 +489,30 @@ fn a_grid_the_compute_capability_cannot_launch_is_refused() {
     ]);
     assert!(ok, "{err}");
 }
+
+/// A study's bad `set` or `config_set` value was reported as the command
+/// line's `--set` or `--config-set`, which the user never typed.
+#[test]
+fn a_studys_bad_values_are_named_as_the_studys_fields() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let study = |sets: &str, config_sets: &str| {
+        format!(
+            r#"Study(name: "s", devices: ["{root}/configs/c2050.ron"], config_set: [{config_sets}],
+    workloads: ["{root}/workloads/stride.ron"], set: [{sets}])"#
+        )
+    };
+    let dir = super::TempDir::new("hostile-study-fields");
+    let out = dir.to_str().unwrap();
+    let f = temp("badset.ron", &study(r#""nMB=abc""#, ""));
+    refused(
+        &["study", &f, "--out", out],
+        &[&f, "set nMB=abc: `abc` is not an integer"],
+    );
+    let f = temp("badconfig.ron", &study(r#""nMB=1""#, r#""l1=Nonsense""#));
+    refused(
+        &["study", &f, "--out", out],
+        &["configs/c2050.ron", "(from config_set l1=Nonsense)", &f],
+    );
+    let (_, _, err) = gpusim(&["study", &f, "--out", out]);
+    assert!(!err.contains("--"), "{err}");
+}
