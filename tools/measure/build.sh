@@ -54,3 +54,27 @@ require_h200() {
     *) echo "NOT AN H200: '$gpu'; nothing measured"; exit 3 ;;
     esac
 }
+
+# Sets M to the comma-separated metrics of WANT (one per line) that Nsight
+# Compute reads on this GPU: all at once if one run with all of them works,
+# else each one alone, naming the dropped ones in ENV. The probe runs
+# "$NCU" "${NCUARGS[@]}" --metrics ... followed by the rest of the
+# arguments (the program and its arguments for one short case).
+#   probe_metrics "$WANT" "$BIN" ncu 0 1
+probe_metrics() {
+    local want=$1 m
+    shift
+    ok_run() { grep -q '^"ID"' "$1" && ! grep -q '==ERROR==' "$1"; }
+    M=$(echo $want | tr ' ' ',')
+    "$NCU" "${NCUARGS[@]}" --metrics "$M" "$@" >"$TMP/probe.txt" 2>&1
+    if ! ok_run "$TMP/probe.txt"; then
+        echo "---- probe with all metrics failed:" >>"$ENV"
+        grep -v '^"' "$TMP/probe.txt" | head -20 >>"$ENV"
+        M=""
+        for m in $want; do
+            "$NCU" "${NCUARGS[@]}" --metrics "$m" "$@" >"$TMP/p1.txt" 2>&1
+            if ok_run "$TMP/p1.txt"; then M=${M:+$M,}$m; else echo "metric dropped: $m" | tee -a "$ENV"; fi
+        done
+    fi
+    echo "metrics used: $M" | tee -a "$ENV"
+}

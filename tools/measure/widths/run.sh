@@ -78,22 +78,9 @@ smsp__inst_executed.sum
 launch__registers_per_thread
 launch__grid_size
 launch__block_size"
-ok_run() { grep -q '^"ID"' "$1" && ! grep -q '==ERROR==' "$1"; }
 NCUARGS=(--clock-control none --cache-control all --print-units base --csv --kernel-name regex:^k_)
-M=$(echo $WANT | tr ' ' ',')
 # Case 0 (rw, float, 4 MiB, block 32) with every metric; else one at a time.
-"$NCU" "${NCUARGS[@]}" --metrics "$M" "$BIN" ncu 0 1 >"$TMP/probe.txt" 2>&1
-if ! ok_run "$TMP/probe.txt"; then
-    echo "---- probe with all metrics failed:" >>"$ENV"
-    grep -v '^"' "$TMP/probe.txt" | head -20 >>"$ENV"
-    M=""
-    for m in $WANT; do
-        "$NCU" "${NCUARGS[@]}" --metrics "$m" "$BIN" ncu 0 1 >"$TMP/p1.txt" 2>&1
-        if ok_run "$TMP/p1.txt"; then M=${M:+$M,}$m; else echo "metric dropped: $m" | tee -a "$ENV"; fi
-    done
-fi
-echo "metrics used: $M" | tee -a "$ENV"
-
+probe_metrics "$WANT" "$BIN" ncu 0 1
 echo "== ncu all metrics ($(date -u '+%H:%M:%S'))"
 timeout 270 "$NCU" "${NCUARGS[@]}" --metrics "$M" "$BIN" ncu >"$OUTDIR/ncu.csv" 2>&1
 echo "ncu rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu.csv")"
