@@ -40,8 +40,30 @@ pub fn parse(args: &[String]) -> Result<Vec<ConfigSet>, Diag> {
                 s.path
             )));
         }
+        if let Some(t) = sets[..i].iter().find(|t| nested(&t.path, &s.path)) {
+            return Err(Diag::msg(format!(
+                "--config-set {} and --config-set {} overlap: {}; set one of them",
+                t.path,
+                s.path,
+                overlap(&t.path, &s.path)
+            )));
+        }
     }
     Ok(sets)
+}
+
+/// Whether one field path lies inside the other (`l2` and `l2.slices`).
+fn nested(a: &str, b: &str) -> bool {
+    let inside =
+        |x: &str, y: &str| y.len() > x.len() && y.starts_with(x) && y[x.len()..].starts_with('.');
+    inside(a, b) || inside(b, a)
+}
+
+/// Why two nested overrides cannot both hold: the outer value replaces
+/// the inner field, or (applied the other way round) has none.
+fn overlap(a: &str, b: &str) -> String {
+    let (outer, inner) = if a.len() < b.len() { (a, b) } else { (b, a) };
+    format!("the value given for `{outer}` is the whole of it, `{inner}` included")
 }
 
 /// Field paths and their values, as RON text.
@@ -84,13 +106,26 @@ pub fn load(
                     n.name
                 )));
             }
-            if let Some(set) = sets.iter().find(|s| s.path == c.path) {
+            if let Some(set) = sets
+                .iter()
+                .find(|s| s.path == c.path || nested(&s.path, &c.path))
+            {
                 return Err(Diag::msg(format!(
                     "variant `{}` sets {}, which a --config-set (or the study's `config_set`) \
                      also sets, {}: give the field in one place",
                     n.name,
                     c.path,
                     set.values.join(",")
+                )));
+            }
+            if let Some((p, _)) = list
+                .iter()
+                .find(|(p, _): &&(String, String)| *p == c.path || nested(p, &c.path))
+            {
+                return Err(Diag::msg(format!(
+                    "variant `{}` sets {p} and {}: give each field once, and not a field \
+                     beside the whole that holds it",
+                    n.name, c.path
                 )));
             }
             list.push((c.path, c.values[0].clone()));

@@ -516,3 +516,43 @@ fn a_studys_bad_values_are_named_as_the_studys_fields() {
     let (_, _, err) = gpusim(&["study", &f, "--out", out]);
     assert!(!err.contains("--"), "{err}");
 }
+
+/// `--config-set l2.slices=4 --config-set l2=None` ran without an L2 and
+/// labelled its rows `l2.slices=4`; the other order was refused. A field
+/// and the whole that holds it cannot both be set, in either order, nor a
+/// field twice within one variant.
+#[test]
+fn overrides_of_a_field_and_the_whole_holding_it_are_refused() {
+    for (a, b) in [("l2.slices=4", "l2=None"), ("l2=None", "l2.slices=4")] {
+        refused(
+            &[
+                "run",
+                "configs/h200.ron",
+                "workloads/offset.ron",
+                "--config-set",
+                a,
+                "--config-set",
+                b,
+            ],
+            &["overlap", "the value given for `l2` is the whole of it"],
+        );
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = super::TempDir::new("hostile-nested");
+    let out = dir.to_str().unwrap();
+    for (variant, global) in [
+        (r#""l2=None", "l2.slices=4""#, ""),
+        (r#""sm.count=7", "sm.count=8""#, ""),
+        (r#""l2.slices=4""#, r#""l2=None""#),
+    ] {
+        let f = temp(
+            "nested.ron",
+            &format!(
+                r#"Study(name: "s", devices: ["{root}/configs/h200.ron"],
+    variants: [(name: "a", config_set: [{variant}])], config_set: [{global}],
+    workloads: ["{root}/workloads/offset.ron"], set: ["nMB=1"])"#
+            ),
+        );
+        refused(&["study", &f, "--out", out], &[&f, "variant `a`"]);
+    }
+}
