@@ -556,3 +556,23 @@ fn overrides_of_a_field_and_the_whole_holding_it_are_refused() {
         refused(&["study", &f, "--out", out], &[&f, "variant `a`"]);
     }
 }
+
+/// Found by the fuzzer: a column time longer than the refresh interval
+/// left a bank no room for an access between refreshes, and each access
+/// booked refresh after refresh until memory ran out (24 GB for a 1 MiB
+/// kernel).
+#[test]
+fn a_bank_with_no_room_between_refreshes_is_refused() {
+    refused(
+        &[
+            "run",
+            "configs/h200.ron",
+            "workloads/offset.ron",
+            "--set",
+            "nMB=1",
+            "--config-set",
+            "dram.t_ccd_l_ns=5000",
+        ],
+        &["t_refi_ns", "no room for one access between refreshes"],
+    );
+}

@@ -239,6 +239,19 @@ impl DramSpec {
                 "`t_rfc_ns` ({rfc}) must be less than `t_refi_ns` ({refi}), or both zero (no refresh)"
             ));
         }
+        // A bank must have room for one access between two refreshes, or
+        // each access would put off its booking past one more refresh,
+        // without end.
+        let col = (self.burst_ps() as f64 / 1000.0).max(self.t_ccd_l_ns);
+        let access = 2.0 * self.t_rp_ns + self.t_rcd_ns + self.t_ras_ns + col + self.t_wr_ns;
+        if refi > 0.0 && rfc + access >= refi {
+            return Err(format!(
+                "`t_refi_ns` ({refi}) leaves a bank no room for one access between refreshes: it \
+                 must exceed t_rfc_ns + 2 t_rp_ns + t_rcd_ns + t_ras_ns + max(burst, t_ccd_l_ns) + \
+                 t_wr_ns = {:.1} ns",
+                rfc + access
+            ));
+        }
         let g = self.group_bytes.unwrap_or(self.access_bytes);
         if g < self.access_bytes || g > self.row_bytes {
             return Err(
