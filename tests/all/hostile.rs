@@ -576,3 +576,19 @@ fn a_bank_with_no_room_between_refreshes_is_refused() {
         &["t_refi_ns", "no room for one access between refreshes"],
     );
 }
+
+/// A tFAW of 100 us kept a 1 MiB kernel's backlog of activations in the
+/// DRAM's calendars: 789 MB on the H200, and more with the kernel.
+#[test]
+fn a_dram_command_rate_far_beyond_any_gpu_is_refused() {
+    refused(
+        &[
+            "run",
+            "configs/h200.ron",
+            "workloads/offset.ron",
+            "--config-set",
+            "dram.t_faw_ns=100000",
+        ],
+        &["dram.t_faw_ns"],
+    );
+}
