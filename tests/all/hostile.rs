@@ -592,3 +592,27 @@ fn a_dram_command_rate_far_beyond_any_gpu_is_refused() {
         &["dram.t_faw_ns"],
     );
 }
+
+/// Found by the fuzzer: a 1 MHz SM beside a 65535-bit DRAM bus (a burst of
+/// 1 ps) made each request's hold span hundreds of millions of the
+/// DRAM's intervals; two blocks ran for minutes.
+#[test]
+fn an_sm_clock_and_a_dram_burst_a_thousand_times_apart_are_refused() {
+    for sets in [
+        ["sm.clock_mhz=1", "dram.channel_bits=65535"],
+        ["sm.clock_mhz=100000", "dram.data_rate_gbps=0.01"],
+    ] {
+        refused(
+            &[
+                "run",
+                "configs/c2050.ron",
+                "workloads/offset.ron",
+                "--config-set",
+                sets[0],
+                "--config-set",
+                sets[1],
+            ],
+            &["sm.clock_mhz", "more than 1000 times apart"],
+        );
+    }
+}

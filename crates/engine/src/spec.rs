@@ -339,6 +339,22 @@ impl DeviceSpec {
         // checks of how the fields fit together name the result.
         self.check_ranges()?;
         self.dram.validate().map_err(|m| ("dram".to_string(), m))?;
+        // The SMs count time in intervals of their cycles and the DRAM in
+        // intervals of its bursts, and a request's hold spans both: where
+        // the two are a thousand times apart (no GPU is near 10 times), a
+        // hold covers millions of intervals.
+        let (cycle, burst) = (1e6 / self.sm.clock_mhz, self.dram.burst_ps() as f64);
+        if cycle > 1000.0 * burst || burst > 1000.0 * cycle {
+            return e(
+                "sm.clock_mhz",
+                format!(
+                    "an SM cycle of {cycle:.0} ps and a DRAM burst of {burst:.0} ps \
+                     (dram.access_bytes / (dram.channel_bits / 8 x dram.data_rate_gbps)) are more \
+                     than 1000 times apart: far beyond any GPU, and the model's state grows with \
+                     their ratio"
+                ),
+            );
+        }
         if let Some(f) = self.l2.as_ref().and_then(|l| l.fetch_bytes) {
             let a = self.dram.access_bytes;
             if !matches!(f, 32 | 64 | 128) || f % a != 0 {
