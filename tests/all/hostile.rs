@@ -616,3 +616,25 @@ fn an_sm_clock_and_a_dram_burst_a_thousand_times_apart_are_refused() {
         );
     }
 }
+
+/// Found by the fuzzer: an access at byte 2^63 - 1 of a buffer overflowed
+/// while its error was written (the end of the bytes it named).
+#[test]
+fn an_access_at_the_last_byte_offset_is_an_error_with_its_range() {
+    let f = temp(
+        "far.ron",
+        r#"Workload(
+    name: "far",
+    params: [(name: "n", default: 32)],
+    buffers: [(name: "v", bytes: "n")],
+    grid: ["1"],
+    block: ["1"],
+    useful_bytes: "n",
+    kernel: [Load(buf: "v", byte: "threadIdx.x + 9223372036854775807", width: "1", dst: "x")],
+)"#,
+    );
+    refused(
+        &["run", "configs/h200.ron", &f],
+        &["out-of-bounds access: bytes 9223372036854775807..9223372036854775808"],
+    );
+}

@@ -158,7 +158,7 @@ impl std::fmt::Display for ExecFault {
             } => write!(
                 f,
                 "out-of-bounds access: bytes {offset}..{} of buffer `{buf}`, which has {bytes} bytes",
-                offset + *width as i64
+                *offset as i128 + *width as i128
             ),
             ExecFault::Misaligned {
                 buf,
