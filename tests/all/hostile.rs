@@ -638,3 +638,21 @@ fn an_access_at_the_last_byte_offset_is_an_error_with_its_range() {
         &["out-of-bounds access: bytes 9223372036854775807..9223372036854775808"],
     );
 }
+
+/// Found by the fuzzer: 4096 channels of 65536 banks each (each within its
+/// own range) asked for 2^28 banks' bookings.
+#[test]
+fn more_banks_over_all_channels_than_the_model_keeps_are_refused() {
+    refused(
+        &[
+            "run",
+            "configs/v100.ron",
+            "workloads/offset.ron",
+            "--config-set",
+            "dram.channels=4096",
+            "--config-set",
+            "dram.banks=65536",
+        ],
+        &["dram.banks", "(over all channels)", "268435456"],
+    );
+}

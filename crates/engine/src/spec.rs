@@ -564,6 +564,14 @@ impl DeviceSpec {
                 1e5,
             ),
         ];
+        // Every bank has its own bookings: at most 2^20 banks over all
+        // channels (an H200 has 3008).
+        v.push((
+            "dram.banks",
+            d.banks as f64 * d.channels as f64,
+            1.0,
+            1048576.0,
+        ));
         // Caches are allocated whole: at most 4 GiB of L1 over all SMs,
         // and of L2.
         const CACHE_TOTAL: f64 = 4.0 * 1073741824.0;
@@ -625,6 +633,8 @@ impl DeviceSpec {
             if !(x.is_finite() && x >= lo && x <= hi) {
                 let what = if path.ends_with("size_bytes") {
                     " (over all SMs or slices)"
+                } else if path == "dram.banks" && x > hi {
+                    " (over all channels)"
                 } else {
                     ""
                 };
