@@ -449,10 +449,20 @@ pub fn execute(
             })
             .collect()
     });
+    // A journal that holds no finished point has nothing to resume: a run
+    // that fails before any point finishes leaves none behind (it would
+    // only stand in the way of the next run to the same output).
+    let any_done =
+        slots.iter().any(Option::is_some) || fresh.iter().any(|r| matches!(r, Some(Ok(_))));
     for (&i, r) in pending.iter().zip(fresh) {
         match r {
             Some(Ok(x)) => slots[i - range.start] = Some(x),
-            Some(Err(e)) => return Err(e),
+            Some(Err(e)) => {
+                if let (false, Some(j)) = (any_done, journal) {
+                    j.remove()?;
+                }
+                return Err(e);
+            }
             None => {}
         }
     }

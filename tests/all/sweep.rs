@@ -2,7 +2,7 @@
 
 use super::cli::gpusim;
 use super::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -297,4 +297,41 @@ fn shard_and_resume_mistakes_are_explained() {
         "run", SWEEP[0], SWEEP[1], "--shard", "1/2", "--plot", "x.svg",
     ]);
     assert!(!ok && err.contains("--plot draws a whole sweep"), "{err}");
+}
+
+/// A run whose first point fails left a journal of no finished point, and
+/// the next run to the same CSV was refused until it was deleted.
+#[test]
+fn a_run_that_fails_before_any_point_finishes_leaves_no_journal() {
+    let dir = super::TempDir::new("sweep-nojournal");
+    let csv = dir.join("out.csv");
+    let journal = PathBuf::from(format!("{}.journal", csv.display()));
+    let c = csv.to_str().unwrap();
+    let (ok, _, err) = gpusim(&[
+        "run",
+        "configs/c870.ron",
+        "workloads/offset.ron",
+        "--set",
+        "nMB=256",
+        "--set",
+        "offset=0",
+        "--csv",
+        c,
+        "-q",
+    ]);
+    assert!(!ok && err.contains("65535"), "{err}");
+    assert!(!journal.exists(), "{}", journal.display());
+    let (ok, _, err) = gpusim(&[
+        "run",
+        "configs/c870.ron",
+        "workloads/offset.ron",
+        "--set",
+        "nMB=1",
+        "--set",
+        "offset=0",
+        "--csv",
+        c,
+        "-q",
+    ]);
+    assert!(ok, "{err}");
 }
