@@ -112,9 +112,10 @@ pub fn load(
             {
                 return Err(Diag::msg(format!(
                     "variant `{}` sets {}, which a --config-set (or the study's `config_set`) \
-                     also sets, {}: give the field in one place",
+                     also sets, {}={}: give the field in one place",
                     n.name,
                     c.path,
+                    set.path,
                     set.values.join(",")
                 )));
             }
