@@ -343,7 +343,7 @@ impl DeviceSpec {
         // intervals of its bursts, and a request's hold spans both: where
         // the two are a thousand times apart (no GPU is near 10 times), a
         // hold covers millions of intervals.
-        let (cycle, burst) = (1e6 / self.sm.clock_mhz, self.dram.burst_ps() as f64);
+        let (cycle, burst) = (self.cycle_ps(), self.dram.burst_ps() as f64);
         if cycle > 1000.0 * burst || burst > 1000.0 * cycle {
             return e(
                 "sm.clock_mhz",
@@ -564,14 +564,15 @@ impl DeviceSpec {
                 1e5,
             ),
         ];
-        // Every bank has its own bookings: at most 2^20 banks over all
-        // channels (an H200 has 3008).
-        v.push((
+        // Totals over all units, each with the units it is over.
+        let mut totals: Vec<(&str, f64, f64, &str)> = vec![(
+            // Every bank has its own bookings: at most 2^20 banks over
+            // all channels (an H200 has 3008).
             "dram.banks",
             d.banks as f64 * d.channels as f64,
-            1.0,
             1048576.0,
-        ));
+            "channels",
+        )];
         // Caches are allocated whole: at most 4 GiB of L1 over all SMs,
         // and of L2.
         const CACHE_TOTAL: f64 = 4.0 * 1073741824.0;
@@ -582,11 +583,11 @@ impl DeviceSpec {
                 0.0,
                 1e5,
             ));
-            v.push((
+            totals.push((
                 "l1.cache.size_bytes",
                 l1.cache.size_bytes as f64 * sm.count as f64,
-                1.0,
                 CACHE_TOTAL,
+                "SMs or slices",
             ));
         }
         if let Some(l2) = &self.l2 {
@@ -622,22 +623,23 @@ impl DeviceSpec {
             if let Some(d) = l2.partial_lines {
                 v.push(("l2.partial_lines", d as f64, 1.0, 1e9));
             }
-            v.push((
+            totals.push((
                 "l2.slice.size_bytes",
                 l2.slice.size_bytes as f64 * l2.slices as f64,
-                1.0,
                 CACHE_TOTAL,
+                "SMs or slices",
             ));
         }
-        for (path, x, lo, hi) in v {
+        let all = v
+            .into_iter()
+            .map(|(path, x, lo, hi)| (path, x, lo, hi, String::new()))
+            .chain(
+                totals
+                    .into_iter()
+                    .map(|(path, x, hi, over)| (path, x, 1.0, hi, format!(" (over all {over})"))),
+            );
+        for (path, x, lo, hi, what) in all {
             if !(x.is_finite() && x >= lo && x <= hi) {
-                let what = if path.ends_with("size_bytes") {
-                    " (over all SMs or slices)"
-                } else if path == "dram.banks" && x > hi {
-                    " (over all channels)"
-                } else {
-                    ""
-                };
                 return Err((
                     path.to_string(),
                     format!(
