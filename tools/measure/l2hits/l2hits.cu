@@ -7,7 +7,13 @@
 //  - seed 002's offset kernel (workloads/offset.ron, offset 0) at 256 MiB,
 //    float, blocks of 128, 256, 512 and 1024 threads: the achieved
 //    occupancy that a block of many warps leaves while its last warps
-//    finish.
+//    finish;
+//  - stores into k = 1, 2 or 4 whole sectors of each of 262,144 lines
+//    (workloads/dirty_lines.ron, g = 8), each thread first waiting D = 0,
+//    4,000 or 16,000 cycles: whether the dirty lines the L2 keeps (1,600,
+//    2,000 and 2,200 per slice for k = 1, 2, 4 in the corpus) fall when
+//    the DRAM has idle time (lines written back early, while the DRAM has
+//    nothing else to do) or stay (a limit set by the lines' sectors).
 //
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o l2hits l2hits.cu
 // Run:    ./l2hits list           the cases, one per line
@@ -15,8 +21,10 @@
 //                                 after its buffer is reset; kernels are
 //                                 named k_*; meant to run under Nsight
 //                                 Compute. Prints
-//                                 "CASE,<index>,<kind>,<elem_bytes>,<size_mib>,<param>,<block>,<grid>,<rep>"
+//                                 "CASE,<index>,<kind>,<elem_bytes>,<size_mib>,<param>,<block>,<grid>,<rep>,<delay>"
 //                                 before each launch.
+//
+// param: the stride, the offset, or k; delay: D (0 but for dirty).
 //
 // Buffer: A, 256 MiB + 1 MiB, set to zero before every launch (a stride
 // case at 4 MiB and stride 32 spans 128 MiB).
@@ -48,11 +56,25 @@ __global__ void k_offset(float *a, int s) {
     a[i] = a[i] + 1.0f;
 }
 
+// workloads/dirty_lines.ron with g = 8 (whole sectors), each thread first
+// spinning `delay` SM cycles.
+__global__ void k_dirty(float *a, unsigned k, long long delay) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (delay > 0) {
+        long long s = clock64();
+        while (clock64() - s < delay) {
+        }
+    }
+    const unsigned g = 8;
+    a[(t / (g * k)) * 32 + ((t / g) % k) * 8 + t % g] = 1.5f;
+}
+
 struct Case {
-    std::string kind;  // stride, offset
+    std::string kind;  // stride, offset, dirty
     int elem_bytes, size_mib, param;
     unsigned block, grid;
     std::function<void()> launch;
+    long long delay = 0;
 };
 
 static void *A;
@@ -71,6 +93,13 @@ static std::vector<Case> cases() {
         unsigned grid = (unsigned)(256 * MiB / 4 / bs);
         v.push_back({"offset", 4, 256, 0, bs, grid, [=]() { k_offset<<<grid, bs>>>((float *)A, 0); }});
     }
+    const unsigned lines = 262144;
+    for (long long d : {0ll, 4000ll, 16000ll})
+        for (unsigned k : {1u, 2u, 4u}) {
+            unsigned bs = 256, grid = lines * k * 8 / bs;
+            v.push_back({"dirty", 4, (int)(lines * 128ull / MiB), (int)k, bs, grid,
+                         [=]() { k_dirty<<<grid, bs>>>((float *)A, k, d); }, d});
+        }
     return v;
 }
 
@@ -79,8 +108,8 @@ int main(int argc, char **argv) {
     std::vector<Case> all = cases();
     if (mode == "list") {
         for (size_t i = 0; i < all.size(); i++)
-            printf("%zu,%s,%d,%d,%d,%u,%u\n", i, all[i].kind.c_str(), all[i].elem_bytes, all[i].size_mib,
-                   all[i].param, all[i].block, all[i].grid);
+            printf("%zu,%s,%d,%d,%d,%u,%u,%lld\n", i, all[i].kind.c_str(), all[i].elem_bytes, all[i].size_mib,
+                   all[i].param, all[i].block, all[i].grid, all[i].delay);
         return 0;
     }
     if (mode != "ncu") {
@@ -98,8 +127,8 @@ int main(int argc, char **argv) {
         for (int r = 0; r < reps; r++) {
             CK(cudaMemset(A, 0, A_BYTES));
             CK(cudaDeviceSynchronize());
-            printf("CASE,%zu,%s,%d,%d,%d,%u,%u,%d\n", i, c.kind.c_str(), c.elem_bytes, c.size_mib, c.param, c.block,
-                   c.grid, r);
+            printf("CASE,%zu,%s,%d,%d,%d,%u,%u,%d,%lld\n", i, c.kind.c_str(), c.elem_bytes, c.size_mib, c.param,
+                   c.block, c.grid, r, c.delay);
             fflush(stdout);
             c.launch();
             CK(cudaGetLastError());
