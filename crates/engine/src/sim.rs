@@ -22,7 +22,9 @@
 //! throughput) or a [`timing::Pool`] (entries), so no unit does more than
 //! its capacity, and a full pool makes its sender wait. Back-pressure
 //! reaches the warp: a warp whose SM has no room in its LSU queue or no
-//! free in-flight entry goes back to the scheduler until there is, so units
+//! free in-flight entry goes back to the scheduler until there is (a store
+//! holds its entry until the L2, or the memory controller where there is
+//! none, has accepted it: the buffers between them are bounded), so units
 //! are booked close to time order (a warp that booked ahead of the others
 //! would make their earlier requests queue behind its later ones). The kernel ends when every warp has retired, every store has
 //! been acknowledged (by the L2, or by the memory controller where there is
@@ -1405,9 +1407,6 @@ impl<'a> Simulation<'a> {
             r.size as u64
         };
         let arrive = self.noc.send(sm_i, at, data);
-        // The entry is free once the store has left through the port (the
-        // L1's miss queue); the kernel still waits for its acknowledgement.
-        self.sms[sm_i].release(at, arrive);
         let accepted = match &mut self.l2 {
             Some(l2) => {
                 let part = l2.partition_of(sm_i, self.sms.len());
@@ -1443,6 +1442,10 @@ impl<'a> Simulation<'a> {
                 acc
             }
         };
+        // The entry is held until the L2 (or the memory controller) has
+        // accepted the store: the buffers between them are bounded, so a
+        // store that cannot be accepted keeps its place in the SM.
+        self.sms[sm_i].release(at, accepted);
         self.noc.reply(sm_i, accepted, 0)
     }
 
@@ -1709,6 +1712,48 @@ mod tests {
     fn h200() -> DeviceSpec {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         crate::load_device(&root.join("configs/h200.ron")).unwrap()
+    }
+
+    /// A store stream into an L2 whose slices write `write_bytes_per_cycle`:
+    /// its outcome.
+    fn store_stream(write_bytes_per_cycle: f64) -> Outcome {
+        let mut dev = h200();
+        dev.l2.as_mut().unwrap().slice_write_bytes_per_cycle = Some(write_bytes_per_cycle);
+        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "8388608")],
+               grid: ["8192"], block: ["256"], regs_per_thread: 8, useful_bytes: "8388608",
+               kernel: [Store(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")])"#;
+        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
+        let point = wl.points(&[]).unwrap().remove(0);
+        let inst = wl.workload.instantiate(&point).unwrap();
+        Simulation::new(&dev, &inst.program, 8)
+            .run_outcome()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_store_the_l2_cannot_take_yet_keeps_its_entry_in_the_sm() {
+        // With the slices' write paths at a fiftieth of the H200's, the
+        // stores arrive far faster than the slices take them: each waits in
+        // its SM, holding an in-flight entry, so the SMs' entries run out
+        // and the warps are held back (the buffers between the SMs and the
+        // L2 are bounded). At the H200's own rate they never run out.
+        let slow = store_stream(24.3 / 50.0);
+        assert!(
+            slow.bottlenecks.inflight_stall > 1.0,
+            "{:?}",
+            slow.bottlenecks
+        );
+        let fast = store_stream(24.3);
+        assert_eq!(
+            fast.bottlenecks.inflight_stall, 0.0,
+            "{:?}",
+            fast.bottlenecks
+        );
+        // The kernel still ends when the slices have written every byte.
+        let bytes = slow.counters.l2_write_sectors as f64 * 32.0;
+        let slices = h200().l2.unwrap().slices as f64;
+        let cycles = bytes / (slices * 24.3 / 50.0);
+        assert!(slow.counters.time_ps as f64 >= cycles * h200().cycle_ps() as f64);
     }
 
     #[test]
