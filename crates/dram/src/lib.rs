@@ -442,7 +442,8 @@ impl Bank {
             } else {
                 act_at
             };
-            let fits = |end: u64| match self.ops.get(i) {
+            // `act`: when this booking's row is activated (tRAS runs from it).
+            let fits = |end: u64, act: u64| match self.ops.get(i) {
                 None => true,
                 // A refresh: the bank's row is closed before it begins.
                 Some(n) if n.refresh => {
@@ -462,7 +463,7 @@ impl Bank {
             }
             // The bank's own timing first; the activation window and the
             // bus only move the column command later.
-            if !fits(cas + k.col) {
+            if !fits(cas + k.col, act) {
                 i += 1;
                 continue;
             }
@@ -476,11 +477,15 @@ impl Bank {
                 acts.peek(act_at, 1) - k.faw4 + k.t_rcd
             };
             let cas = bus_cas(want);
+            // A miss's activation is where the window lets it go, which may
+            // be later than the earliest one checked above: tRAS before a
+            // refresh runs from that one.
+            let act = if hit { act } else { want - k.t_rcd };
             if self.refresh_first(i, t, cas + k.col, act, write, k) {
                 self.book_refresh(k);
                 continue;
             }
-            if !fits(cas + k.col) {
+            if !fits(cas + k.col, act) {
                 i += 1;
                 continue;
             }
