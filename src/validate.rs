@@ -31,7 +31,8 @@ WHAT IS COMPARED, PER CASE:
             (sim - measured) / max(measured, 1% of the case's L1 sectors);
   DRAM      dram__bytes_{read,write}.sum, error
             (sim - measured) / max(measured, 1% of the case's L1 sectors x 32 B,
-            64 KiB); writes only for kernels that store;
+            64 KiB); writes only for kernels that store (L1 store sectors,
+            or L2 write sectors where those were not measured);
   time      (sim - measured) / measured, against the manifest's reference time
             (Nsight Compute's gpu__time_duration.sum of one cold launch, or
             CUDA-event times of warm batches where the family says so).
@@ -549,7 +550,12 @@ fn compare(c: &Case, r: &PointResult) -> Outcome {
     };
     let l1_sectors: f64 = EXACT[2..].iter().filter_map(|k| c.meas.get(*k)).sum();
     let mut traffic = [None; 4];
-    let stores = c.meas.get(EXACT[3]).is_some_and(|s| *s > 0.0);
+    // A kernel stores when its L1 store sectors say so, or, where they
+    // were not measured, when the L2 received write sectors from the SMs.
+    let stores = match c.meas.get(EXACT[3]) {
+        Some(s) => *s > 0.0,
+        None => c.meas.get(TRAFFIC[1].0).is_some_and(|w| *w > 0.0),
+    };
     for (i, (col, _)) in TRAFFIC.iter().enumerate() {
         if i == 3 && !stores {
             continue;

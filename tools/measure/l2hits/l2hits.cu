@@ -17,6 +17,8 @@
 //
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o l2hits l2hits.cu
 // Run:    ./l2hits list           the cases, one per line
+//         ./l2hits big            the 256 MiB stride cases (below), each once,
+//                                 under Nsight Compute like ncu
 //         ./l2hits ncu [REPS]     every case launched REPS (1) times, each
 //                                 after its buffer is reset; kernels are
 //                                 named k_*; meant to run under Nsight
@@ -27,7 +29,14 @@
 // param: the stride, the offset, or k; delay: D (0 but for dirty).
 //
 // Buffer: A, 256 MiB + 1 MiB, set to zero before every launch (a stride
-// case at 4 MiB and stride 32 spans 128 MiB).
+// case at 4 MiB and stride 32 spans 128 MiB); for `big`, 33 x 256 MiB as
+// the seed's stride buffer.
+//
+// big: seed 002's stride kernel at 256 MiB (the timed seed curves that
+// gpusim runs 15-30% fast), float strides 1, 4, 8, 12, 16, 19, 24, 32 and
+// double strides 2, 4, 8, 9, 16, 32, blocks of 256: whether the write
+// lookups that miss and the fills beyond the loads' misses seen at 4 MiB
+// grow where the whole footprint is far beyond the L2.
 
 #include <cuda_runtime.h>
 
@@ -79,6 +88,19 @@ struct Case {
 
 static void *A;
 
+static std::vector<Case> big_cases() {
+    std::vector<Case> v;
+    for (int s : {1, 4, 8, 12, 16, 19, 24, 32}) {
+        unsigned bs = 256, grid = (unsigned)(256 * MiB / 4 / bs);
+        v.push_back({"stride", 4, 256, s, bs, grid, [=]() { k_stride<float><<<grid, bs>>>((float *)A, s); }});
+    }
+    for (int s : {2, 4, 8, 9, 16, 32}) {
+        unsigned bs = 256, grid = (unsigned)(256 * MiB / 8 / bs);
+        v.push_back({"stride", 8, 256, s, bs, grid, [=]() { k_stride<double><<<grid, bs>>>((double *)A, s); }});
+    }
+    return v;
+}
+
 static std::vector<Case> cases() {
     std::vector<Case> v;
     for (int eb : {4, 8})
@@ -105,27 +127,29 @@ static std::vector<Case> cases() {
 
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "list";
-    std::vector<Case> all = cases();
+    bool big = mode == "big";
+    std::vector<Case> all = big ? big_cases() : cases();
+    uint64_t a_bytes = big ? 33 * 256 * MiB : A_BYTES;
     if (mode == "list") {
         for (size_t i = 0; i < all.size(); i++)
             printf("%zu,%s,%d,%d,%d,%u,%u,%lld\n", i, all[i].kind.c_str(), all[i].elem_bytes, all[i].size_mib,
                    all[i].param, all[i].block, all[i].grid, all[i].delay);
         return 0;
     }
-    if (mode != "ncu") {
-        fprintf(stderr, "usage: l2hits list | ncu [REPS]\n");
+    if (mode != "ncu" && !big) {
+        fprintf(stderr, "usage: l2hits list | big | ncu [REPS]\n");
         return 2;
     }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("# device: %s, compute capability %d.%d, %d SMs, L2 %d bytes\n", prop.name, prop.major, prop.minor,
            prop.multiProcessorCount, prop.l2CacheSize);
-    CK(cudaMalloc(&A, A_BYTES));
-    int reps = argc > 2 ? atoi(argv[2]) : 1;
+    CK(cudaMalloc(&A, a_bytes));
+    int reps = !big && argc > 2 ? atoi(argv[2]) : 1;
     for (size_t i = 0; i < all.size(); i++) {
         const Case &c = all[i];
         for (int r = 0; r < reps; r++) {
-            CK(cudaMemset(A, 0, A_BYTES));
+            CK(cudaMemset(A, 0, a_bytes));
             CK(cudaDeviceSynchronize());
             printf("CASE,%zu,%s,%d,%d,%d,%u,%u,%d,%lld\n", i, c.kind.c_str(), c.elem_bytes, c.size_mib, c.param,
                    c.block, c.grid, r, c.delay);
