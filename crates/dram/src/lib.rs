@@ -127,6 +127,13 @@ pub struct DramSpec {
     pub close_after_write: bool,
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
+    /// Bytes the controller writes as one unit (a power of two from
+    /// `access_bytes` to `group_bytes`): a write-back that has only some
+    /// atoms of a unit to write still takes every atom's slot on the bus
+    /// and in the bank, the others masked (and not counted as written).
+    /// Default: `access_bytes` (each atom on its own).
+    #[serde(default)]
+    pub write_unit_bytes: Option<u32>,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
     #[serde(default)]
     pub ecc_overhead: f64,
@@ -168,6 +175,12 @@ impl DramSpec {
     /// Theoretical peak bandwidth in GB/s (1e9 bytes per second).
     pub fn peak_gbps(&self) -> f64 {
         self.channels as f64 * self.channel_bits as f64 / 8.0 * self.data_rate_gbps
+    }
+
+    /// Bytes the controller writes as one unit (`write_unit_bytes`, by
+    /// default one atom).
+    pub fn write_unit(&self) -> u32 {
+        self.write_unit_bytes.unwrap_or(self.access_bytes)
     }
 
     /// Bus time of one access in ps, ECC included.
@@ -220,6 +233,7 @@ impl DramSpec {
             ("banks", self.banks),
             ("bank_groups", self.bank_groups),
             ("group_bytes", self.group_bytes.unwrap_or(self.access_bytes)),
+            ("write_unit_bytes", self.write_unit()),
         ] {
             if !v.is_power_of_two() {
                 return Err(format!("`{f}` must be a power of two, not {v}"));
@@ -257,6 +271,14 @@ impl DramSpec {
             return Err(
                 "`group_bytes` must be at least `access_bytes` and at most `row_bytes`".into(),
             );
+        }
+        let u = self.write_unit();
+        if u < self.access_bytes || u > g || u / self.access_bytes > 8 {
+            return Err(format!(
+                "`write_unit_bytes` ({u}) must be at least `access_bytes` ({}), at most \
+                 `group_bytes` ({g}) (a unit lies in one bank's row) and at most 8 atoms",
+                self.access_bytes
+            ));
         }
         Ok(())
     }
@@ -1014,35 +1036,66 @@ impl Dram {
         let (first, n) = self.atoms(addr, bytes);
         let a = self.spec.access_bytes as u64;
         let rmw = partial && self.spec.partial_write == PartialWrite::ReadModifyWrite;
-        let window = self.spec.write_drain as u64 * self.burst;
         let mut accepted = now;
         for i in 0..n {
-            let m = self.map(first + i * a);
-            let c = m.0;
-            // Work ahead of this write: what the bus has booked, and the
-            // writes queued but not yet issued.
-            let ahead = self.channel(c).bus.booked_within(now, 4 * window)
-                + self.ch[c].writes.len() as u64 * self.burst;
-            let mut at = now + ahead.saturating_sub(window);
-            self.ch[c].write_wait_ps += at - now;
-
-            if rmw {
-                // The merge needs the old atom first.
-                at = self.access_at(m, at, false, false);
-                self.stats.bytes_read += a;
-                self.stats.read_modify_writes += 1;
-            }
-            accepted = accepted.max(at);
             let close = last && i + 1 == n && self.spec.close_after_write;
-            self.ch[c].writes.push((m, close));
-            self.ch[c].batch_at = self.ch[c].batch_at.max(at);
-            self.stats.bytes_written += a;
-            if self.ch[c].writes.len() >= self.spec.write_drain as usize {
-                let t = self.ch[c].batch_at;
-                self.drain_channel(c, t);
-            }
+            accepted = accepted.max(self.write_atom(first + i * a, true, rmw, close, now));
         }
         accepted
+    }
+
+    /// Writes back the atoms `dirty` (bit `i`: the `i`-th atom from `addr`)
+    /// of the write unit at `addr` (`DramSpec::write_unit_bytes`, aligned),
+    /// `partial` of them only partly written, arriving at `now`. The unit's
+    /// other atoms take their slots too, masked: a unit costs the bus and
+    /// the bank the same whether one atom of it is dirty or all are; only
+    /// the dirty ones count as written. `last`: this unit ends the request
+    /// (see [`Dram::write`]). Returns when the controller has accepted it.
+    pub fn write_unit(&mut self, addr: u64, dirty: u8, partial: u8, last: bool, now: u64) -> u64 {
+        let a = self.spec.access_bytes as u64;
+        let n = (self.spec.write_unit() as u64 / a).max(1);
+        let rmw_mode = self.spec.partial_write == PartialWrite::ReadModifyWrite;
+        let mut accepted = now;
+        for i in 0..n {
+            let d = dirty >> i & 1 == 1;
+            let rmw = d && rmw_mode && partial >> i & 1 == 1;
+            let close = last && i + 1 == n && self.spec.close_after_write;
+            accepted = accepted.max(self.write_atom(addr + i * a, d, rmw, close, now));
+        }
+        accepted
+    }
+
+    /// Queues the write of the atom at `addr`, counted as written where
+    /// `count`, read first where `rmw`; `close`: its row closes after it.
+    /// Returns when the controller has accepted it.
+    fn write_atom(&mut self, addr: u64, count: bool, rmw: bool, close: bool, now: u64) -> u64 {
+        let a = self.spec.access_bytes as u64;
+        let window = self.spec.write_drain as u64 * self.burst;
+        let m = self.map(addr);
+        let c = m.0;
+        // Work ahead of this write: what the bus has booked, and the
+        // writes queued but not yet issued.
+        let ahead = self.channel(c).bus.booked_within(now, 4 * window)
+            + self.ch[c].writes.len() as u64 * self.burst;
+        let mut at = now + ahead.saturating_sub(window);
+        self.ch[c].write_wait_ps += at - now;
+
+        if rmw {
+            // The merge needs the old atom first.
+            at = self.access_at(m, at, false, false);
+            self.stats.bytes_read += a;
+            self.stats.read_modify_writes += 1;
+        }
+        self.ch[c].writes.push((m, close));
+        self.ch[c].batch_at = self.ch[c].batch_at.max(at);
+        if count {
+            self.stats.bytes_written += a;
+        }
+        if self.ch[c].writes.len() >= self.spec.write_drain as usize {
+            let t = self.ch[c].batch_at;
+            self.drain_channel(c, t);
+        }
+        at
     }
 
     fn drain_channel(&mut self, c: usize, now: u64) {
@@ -1119,6 +1172,7 @@ mod tests {
             refresh_postpone: 0,
             close_after_write: false,
             partial_write: PartialWrite::Masked,
+            write_unit_bytes: None,
             ecc_overhead: 0.0,
         }
     }
@@ -1183,6 +1237,45 @@ mod tests {
             n.iter().any(|&k| k < 94),
             "the gap of DEVIATIONS.md 26 is closed: update it"
         );
+    }
+
+    /// A controller that writes 64-byte units: a unit with one dirty
+    /// atom takes the bus as long as one with both (the other masked), and
+    /// counts only the dirty bytes (tools/measure/wshape).
+    #[test]
+    fn a_lone_dirty_atom_of_a_write_unit_takes_the_whole_unit() {
+        let unit = DramSpec {
+            write_unit_bytes: Some(64),
+            group_bytes: Some(256),
+            ..spec()
+        };
+        let bus_after = |dirty: u8| {
+            let mut d = Dram::new(unit.clone());
+            for u in 0..64u64 {
+                d.write_unit(u * 64 * 2 * 4, dirty, 0, true, 0);
+            }
+            let end = d.drain(0);
+            (d.stats().busy_ps, d.stats().bytes_written, end)
+        };
+        let (lone, lone_bytes, lone_end) = bus_after(0b01);
+        let (pair, pair_bytes, pair_end) = bus_after(0b11);
+        assert_eq!(lone, pair, "the same bus time");
+        assert_eq!(lone_end, pair_end);
+        assert_eq!((lone_bytes, pair_bytes), (64 * 32, 64 * 64));
+        // One atom a unit where the unit is the atom: half the bus time.
+        let mut d = Dram::new(spec());
+        for u in 0..64u64 {
+            d.write(u * 64 * 2 * 4, 32, false, true, 0);
+        }
+        d.drain(0);
+        assert_eq!(2 * d.stats().busy_ps, pair);
+        assert!(DramSpec {
+            write_unit_bytes: Some(512),
+            group_bytes: Some(256),
+            ..spec()
+        }
+        .validate()
+        .is_err());
     }
 
     #[test]
@@ -1491,6 +1584,7 @@ mod tests {
     fn read_modify_write_reads_the_atom_first() {
         let mut d = Dram::new(DramSpec {
             partial_write: PartialWrite::ReadModifyWrite,
+            write_unit_bytes: None,
             ..spec()
         });
         d.write(0, 8, true, true, 0);

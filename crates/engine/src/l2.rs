@@ -69,6 +69,8 @@ pub struct L2 {
     per_atom: u8,
     /// Sectors of one DRAM access: the unit of write-backs.
     per_write: u8,
+    /// Sectors in one write unit of the controller (at least `per_write`).
+    per_unit: u8,
     /// Per slice, where the spec limits the dirty lines a slice keeps.
     dirty: Vec<DirtyLines>,
     dirty_limit: u32,
@@ -123,6 +125,11 @@ impl L2 {
                 .clamp(32, 128)
                 / 32) as u8,
             per_write: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
+            per_unit: (dev
+                .dram
+                .write_unit()
+                .clamp(dev.dram.access_bytes.clamp(32, 128), 128)
+                / 32) as u8,
             dirty: if l.dirty_lines.is_some() || l.partial_lines.is_some() {
                 vec![DirtyLines::default(); l.slices as usize]
             } else {
@@ -382,6 +389,31 @@ impl L2 {
         let mut s = 0u8;
         // The line's write-back is one request to the controller.
         let last = 7 - v.dirty.leading_zeros() as u8;
+        let u = self.per_unit;
+        if u > p {
+            // The controller writes whole units: a unit with any dirty
+            // sector goes as one, its clean atoms masked.
+            while s < 4 {
+                let unit = (((1u16 << u) - 1) << s) as u8;
+                if v.dirty & unit != 0 {
+                    let (mut dirty, mut partial) = (0u8, 0u8);
+                    for j in 0..u / p {
+                        let atom = (((1u16 << p) - 1) << (s + j * p)) as u8;
+                        dirty |= u8::from(v.dirty & atom != 0) << j;
+                        partial |= u8::from(v.partial & atom != 0) << j;
+                    }
+                    accepted = accepted.max(mem.write_unit(
+                        v.line + 32 * s as u64,
+                        dirty,
+                        partial,
+                        s + u > last,
+                        t + self.mem_half_ps,
+                    ));
+                }
+                s += u;
+            }
+            return accepted;
+        }
         while s < 4 {
             let group = (((1u16 << p) - 1) << s) as u8;
             if v.dirty & group != 0 {

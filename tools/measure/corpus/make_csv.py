@@ -15,6 +15,9 @@ tests/data/h200/corpus/:
                from one cold launch each (tools/measure/l2hits, `big`)
   stores.csv   tests/data/h200/stores: seed 001's clear kernels,
                partial-sector stores and 16-byte store streams (ncu, cold)
+  wshape.csv   tools/measure/wshape's one-thread-a-sector kernel (k_rw1,
+               workloads/sector_mask.ron) over 1 GiB by the sectors chosen
+               in each line (ncu, cold)
 
 and tools/measure/corpus/results/streams_warm.csv, the streams' second,
 L2-warm launch (ncu, no flush; the model always starts cold, so this one is
@@ -182,7 +185,34 @@ def stores():
     write("stores.csv", rows)
 
 
+def wshape():
+    # mask (sector 3 ... sector 0) -> the workload's k, f, d
+    kfd = {"1111": (4, 0, 1), "0011": (2, 0, 1), "0101": (2, 0, 2), "0110": (2, 1, 1),
+           "0001": (1, 0, 1), "1001": (2, 0, 3)}
+    res = "tools/measure/wshape/results"
+    warm = {}
+    with open(f"{res}/time.csv") as f:
+        for line in f:
+            if line.startswith("TIME,"):
+                _, i, mode, mask, _, ms = line.strip().split(",")
+                warm.setdefault((mode, mask), []).append(float(ms) * 1e6)
+    cases, per = parse_ncu(f"{res}/ncu.csv")
+    rows = []
+    for i, (idx, mode, mask, grid, block, rep) in enumerate(cases):
+        if mode != "rw1":
+            continue
+        k, f_, d = kfd[mask]
+        m = per[i]
+        row = {"family": "sector_mask", "params": f"nMB=1024;k={k};f={f_};d={d}",
+               "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
+               "time_warm_ns": statistics.median(warm[(mode, mask)])}
+        row.update({k2: m.get(k2) for k2 in METRICS})
+        rows.append(row)
+    write("wshape.csv", rows)
+
+
 if __name__ == "__main__":
     corpus()
     seed002()
     stores()
+    wshape()
