@@ -15,9 +15,10 @@ tests/data/h200/corpus/:
                from one cold launch each (tools/measure/l2hits, `big`)
   stores.csv   tests/data/h200/stores: seed 001's clear kernels,
                partial-sector stores and 16-byte store streams (ncu, cold)
-  wshape.csv   tools/measure/wshape's one-thread-a-sector kernel (k_rw1,
-               workloads/sector_mask.ron) over 1 GiB by the sectors chosen
-               in each line (ncu, cold)
+  wshape.csv   tools/measure/wshape's one-thread-a-sector kernels over 1
+               GiB by the sectors chosen in each line (ncu, cold): k_rw1
+               (workloads/sector_mask.ron) and its loads alone, k_ro1
+               (workloads/sector_mask_ro.ron)
 
 and tools/measure/corpus/results/streams_warm.csv, the streams' second,
 L2-warm launch (ncu, no flush; the model always starts cold, so this one is
@@ -190,24 +191,26 @@ def wshape():
     kfd = {"1111": (4, 0, 1), "0011": (2, 0, 1), "0101": (2, 0, 2), "0110": (2, 1, 1),
            "0001": (1, 0, 1), "1001": (2, 0, 3)}
     res = "tools/measure/wshape/results"
-    warm = {}
-    with open(f"{res}/time.csv") as f:
-        for line in f:
-            if line.startswith("TIME,"):
-                _, i, mode, mask, _, ms = line.strip().split(",")
-                warm.setdefault((mode, mask), []).append(float(ms) * 1e6)
-    cases, per = parse_ncu(f"{res}/ncu.csv")
     rows = []
-    for i, (idx, mode, mask, grid, block, rep) in enumerate(cases):
-        if mode != "rw1":
-            continue
-        k, f_, d = kfd[mask]
-        m = per[i]
-        row = {"family": "sector_mask", "params": f"nMB=1024;k={k};f={f_};d={d}",
-               "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
-               "time_warm_ns": statistics.median(warm[(mode, mask)])}
-        row.update({k2: m.get(k2) for k2 in METRICS})
-        rows.append(row)
+    # The loads alone (ro1) were added in a second run (results/second).
+    for run, mode_kept, family in ((res, "rw1", "sector_mask"), (f"{res}/second", "ro1", "sector_mask_ro")):
+        warm = {}
+        with open(f"{run}/time.csv") as f:
+            for line in f:
+                if line.startswith("TIME,"):
+                    _, i, mode, mask, _, ms = line.strip().split(",")
+                    warm.setdefault((mode, mask), []).append(float(ms) * 1e6)
+        cases, per = parse_ncu(f"{run}/ncu.csv")
+        for i, (idx, mode, mask, grid, block, rep) in enumerate(cases):
+            if mode != mode_kept:
+                continue
+            k, f_, d = kfd[mask]
+            m = per[i]
+            row = {"family": family, "params": f"nMB=1024;k={k};f={f_};d={d}",
+                   "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
+                   "time_warm_ns": statistics.median(warm[(mode, mask)])}
+            row.update({k2: m.get(k2) for k2 in METRICS})
+            rows.append(row)
     write("wshape.csv", rows)
 
 

@@ -24,7 +24,9 @@
 // warp instruction touches 4 sectors); `rw1` gives each kept sector one
 // thread, which loads and stores the sector's first word (a warp
 // instruction touches 32 sectors, as seed 002's stride kernel at float
-// strides 8 and up: mask 0101 is its float stride 16, 0001 its stride 32).
+// strides 8 and up: mask 0101 is its float stride 16, 0001 its stride 32);
+// `ro1` the same threads' loads alone (a store that never happens keeps
+// them: the buffer holds zeros).
 //
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o wshape wshape.cu
 // Run:    ./wshape list          the cases, one per line
@@ -83,6 +85,13 @@ __global__ void k_rw1(float *a, unsigned mask, unsigned per_line) {
     a[i] = a[i] + 1.0f;
 }
 
+// One thread per kept sector: its first word, loaded only.
+__global__ void k_ro1(float *a, unsigned mask, unsigned per_line, float *out) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = a[idx(t << 3, mask, per_line)];
+    if (v == 12345.0f) out[0] = v;
+}
+
 struct Case {
     std::string mode;
     unsigned mask;
@@ -90,7 +99,7 @@ struct Case {
 
 static std::vector<Case> cases() {
     std::vector<Case> v;
-    for (const char *mode : {"wo", "rw", "rw1"})
+    for (const char *mode : {"wo", "rw", "rw1", "ro1"})
         for (unsigned mask : {0xFu, 0x3u, 0x5u, 0x6u, 0x1u, 0x9u}) v.push_back({mode, mask});
     return v;
 }
@@ -101,7 +110,7 @@ static void bits(unsigned mask, char *out) {
 }
 
 // Threads per kept sector.
-static unsigned per_sector(const Case &c) { return c.mode == "rw1" ? 1 : 8; }
+static unsigned per_sector(const Case &c) { return c.mode == "rw1" || c.mode == "ro1" ? 1 : 8; }
 
 static unsigned grid_of(const Case &c) {
     return (unsigned)((uint64_t)LINES * __builtin_popcount(c.mask) * per_sector(c) / 256);
@@ -113,8 +122,10 @@ static void launch(const Case &c, float *a) {
         k_wo<<<grid, block>>>(a, c.mask, per_line);
     else if (c.mode == "rw")
         k_rw<<<grid, block>>>(a, c.mask, per_line);
-    else
+    else if (c.mode == "rw1")
         k_rw1<<<grid, block>>>(a, c.mask, per_line);
+    else
+        k_ro1<<<grid, block>>>(a, c.mask, per_line, a + BYTES / 4 - 1);
 }
 
 int main(int argc, char **argv) {
