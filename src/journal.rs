@@ -50,6 +50,18 @@ pub fn path_for(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The journal of a run writing `outputs` (its --csv and --json paths, in
+/// that order): beside the first that is, or will be, a file. Standard
+/// output ("-") and what exists but is not a file (/dev/null, a pipe) get
+/// none: a run into them has nothing to resume, and a journal beside them
+/// would be left in a system directory.
+pub fn for_outputs<'a>(outputs: impl IntoIterator<Item = &'a Path>) -> Option<PathBuf> {
+    outputs
+        .into_iter()
+        .find(|p| p.as_os_str() != "-" && std::fs::metadata(p).map_or(true, |m| m.is_file()))
+        .map(path_for)
+}
+
 impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
@@ -441,6 +453,20 @@ mod tests {
         assert_eq!(have.len(), 3);
         j.remove().unwrap();
         assert!(!p.exists());
+    }
+
+    #[test]
+    fn no_journal_beside_standard_output_or_a_device() {
+        let dev_null = Path::new("/dev/null");
+        let file = scratch("out.csv");
+        assert_eq!(for_outputs([Path::new("-")]), None);
+        if dev_null.exists() {
+            assert_eq!(for_outputs([dev_null]), None);
+            // The JSON file gets it when the CSV goes to the device.
+            assert_eq!(for_outputs([dev_null, &file]), Some(path_for(&file)));
+        }
+        // A file not written yet gets one.
+        assert_eq!(for_outputs([file.as_path()]), Some(path_for(&file)));
     }
 
     #[test]

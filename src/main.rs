@@ -79,11 +79,12 @@ SAMPLING:
   a point matters more than its speed.
 
 LONG SWEEPS:
-  Files are written under a temporary name and renamed when whole. With --csv or --json to a
-  file, each finished point is also appended to a journal beside it (out.csv.journal): after
-  Ctrl-C, a SLURM time limit (SIGTERM), a kill or a crash, the same command with --resume runs
-  only the points not done and writes the same bytes as an uninterrupted run. The first Ctrl-C
-  lets the points in flight finish; a second stops at once. The journal is removed at the end.
+  Files are written under a temporary name and renamed when whole (a device or pipe, such as
+  /dev/null, is written in place). With --csv or --json to a file, each finished point is also
+  appended to a journal beside it (out.csv.journal): after Ctrl-C, a SLURM time limit
+  (SIGTERM), a kill or a crash, the same command with --resume runs only the points not done
+  and writes the same bytes as an uninterrupted run. The first Ctrl-C lets the points in
+  flight finish; a second stops at once. The journal is removed at the end.
   --shard I/N runs the I-th of N contiguous parts of the rows, cut to balance the expected
   cost (warps x instructions); its CSV starts with a `# gpusim-shard` line naming the sweep
   and rows (JSON: {\"gpusim_shard\": ..., \"rows\": [...]}) for `gpusim merge`.";
@@ -524,11 +525,12 @@ fn run(args: RunArgs) -> Result<(), Diag> {
     let points = devs.len() * jobs.iter().map(Vec::len).sum::<usize>();
     let sweep = sweep::Sweep::new(devs, wls, jobs, id)?;
     let (devs, wls) = (&sweep.devs, &sweep.wls);
-    let journal = [&args.csv, &args.json]
-        .into_iter()
-        .flatten()
-        .find(|p| p.as_os_str() != "-")
-        .map(|p| journal::path_for(p));
+    let journal = journal::for_outputs(
+        [&args.csv, &args.json]
+            .into_iter()
+            .flatten()
+            .map(|p| p.as_path()),
+    );
     let plan = sweep::Plan {
         shard: args.shard.unwrap_or(sweep::Shard::WHOLE),
         journal: journal.as_deref(),

@@ -18,6 +18,16 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), Diag> {
         file: Some(path.display().to_string()),
         ..Diag::msg(format!("cannot {what}: {e}"))
     };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        // A device or a pipe (/dev/null, /dev/stdout, a FIFO): written in
+        // place, as renaming a file over it would replace it.
+        use std::io::Write;
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| fail("write", e));
+    }
     let name = path
         .file_name()
         .unwrap_or(path.as_os_str())
@@ -280,4 +290,24 @@ pub fn table(wl: &Workload, devs: &[DeviceSpec], results: &[PointResult]) -> Str
         line(&mut s, r);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--csv /dev/null` writes into the device, and leaves it a device
+    /// (a file renamed over it would replace it, for every program).
+    #[cfg(unix)]
+    #[test]
+    fn writing_to_a_device_leaves_it_a_device() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        let is_device = || std::fs::metadata(null).is_ok_and(|m| m.file_type().is_char_device());
+        if !is_device() {
+            return; // nothing to check on a machine without the device
+        }
+        write_file(null, "device,workload\n").unwrap();
+        assert!(is_device(), "/dev/null is no longer a device");
+    }
 }
