@@ -128,7 +128,7 @@ pub struct DramSpec {
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
     /// Bytes the controller writes as one unit (a power of two from
-    /// `access_bytes` to `group_bytes`): a write-back that has only some
+    /// `access_bytes` to `group_bytes` and at most 128, one L2 line): a write-back that has only some
     /// atoms of a unit to write still takes every atom's slot on the bus
     /// and in the bank, the others masked (and not counted as written).
     /// Default: `access_bytes` (each atom on its own).
@@ -273,10 +273,13 @@ impl DramSpec {
             );
         }
         let u = self.write_unit();
-        if u < self.access_bytes || u > g || u / self.access_bytes > 8 {
+        if self.write_unit_bytes.is_some()
+            && (u < self.access_bytes || u > g.min(128) || u / self.access_bytes > 8)
+        {
             return Err(format!(
                 "`write_unit_bytes` ({u}) must be at least `access_bytes` ({}), at most \
-                 `group_bytes` ({g}) (a unit lies in one bank's row) and at most 8 atoms",
+                 `group_bytes` ({g}) (a unit lies in one bank's row), at most 128 (a unit \
+                 lies in one L2 line) and at most 8 atoms",
                 self.access_bytes
             ));
         }
@@ -1269,13 +1272,17 @@ mod tests {
         }
         d.drain(0);
         assert_eq!(2 * d.stats().busy_ps, pair);
-        assert!(DramSpec {
-            write_unit_bytes: Some(512),
-            group_bytes: Some(256),
-            ..spec()
+        for refused in [512, 256] {
+            // Past the row, or past one L2 line (whose write-back sends
+            // the units): refused, not written across the next line.
+            assert!(DramSpec {
+                write_unit_bytes: Some(refused),
+                group_bytes: Some(256),
+                ..spec()
+            }
+            .validate()
+            .is_err());
         }
-        .validate()
-        .is_err());
     }
 
     #[test]

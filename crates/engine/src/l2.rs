@@ -125,10 +125,12 @@ impl L2 {
                 .clamp(32, 128)
                 / 32) as u8,
             per_write: (dev.dram.access_bytes.clamp(32, 128) / 32) as u8,
+            // (The spec keeps a unit it names within one line.)
             per_unit: (dev
                 .dram
-                .write_unit()
-                .clamp(dev.dram.access_bytes.clamp(32, 128), 128)
+                .write_unit_bytes
+                .map_or(0, |u| u.min(128))
+                .max(dev.dram.access_bytes.clamp(32, 128))
                 / 32) as u8,
             dirty: if l.dirty_lines.is_some() || l.partial_lines.is_some() {
                 vec![DirtyLines::default(); l.slices as usize]
