@@ -3,6 +3,9 @@
 #   source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 #   measure_build NAME "${1:-}"
 #
+# (or `measure_ncu_h200 NAME "${1:-}"`, below, for an H200 campaign under
+# Nsight Compute)
+#
 # builds NAME.cu (beside the calling script) for sm_90 and sets HERE (that
 # folder), OUTDIR (the argument, else $OUT, else HERE/out), TMP, BIN (the
 # program), ENV (OUTDIR/env.txt: date, GPU, driver, clocks, ECC, nvcc
@@ -12,7 +15,9 @@
 # the script exits.
 measure_build() {
     local name=$1
-    HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[1]}")" >/dev/null && pwd)
+    # The campaign's folder: the script being run (the outermost source,
+    # whether it calls this directly or through measure_ncu_h200).
+    HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[-1]}")" >/dev/null && pwd)
     OUTDIR=${2:-${OUT:-$HERE/out}}
     mkdir -p "$OUTDIR"
     export PATH=$PATH:/usr/local/cuda/bin
@@ -33,6 +38,17 @@ measure_build() {
         exit 1
     fi
     NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -1)
+}
+
+# The start of an H200 campaign under Nsight Compute: stops on any other
+# GPU (require_h200), builds NAME (measure_build, same arguments), stops
+# without Nsight Compute (need_ncu) and adds its version to ENV.
+#   measure_ncu_h200 NAME "${1:-}"
+measure_ncu_h200() {
+    require_h200
+    measure_build "$@"
+    need_ncu
+    "$NCU" --version >>"$ENV" 2>&1
 }
 
 # Stops the script unless Nsight Compute was found.

@@ -9,10 +9,7 @@
 # Writes: env.txt, big.csv (raw ncu --csv with the program's CASE lines).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
-require_h200
-measure_build l2hits "${1:-}"
-need_ncu
-"$NCU" --version >>"$ENV" 2>&1
+measure_ncu_h200 l2hits "${1:-}"
 M="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__d_sectors_fill_device.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum,lts__t_sectors_op_write_lookup_hit.sum,lts__t_sectors_op_write_lookup_miss.sum,lts__t_sectors_op_write_evict_first.sum,lts__t_sectors_srcunit_ltcfabric_op_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active"
 echo "metrics used: $M" >>"$ENV"
 NCUARGS=(--clock-control none --cache-control all --print-units base --csv --kernel-name regex:^k_)

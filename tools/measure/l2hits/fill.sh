@@ -8,9 +8,7 @@
 # Usage: tools/measure/l2hits/fill.sh [OUTDIR]   (default $OUT, else ./out)
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
-require_h200
-measure_build l2hits "${1:-}"
-need_ncu
+measure_ncu_h200 l2hits "${1:-}"
 "$NCU" --query-metrics --csv >"$OUTDIR/metrics.txt" 2>&1
 WANT=$(grep -oE '^"?(lts__d_sectors[a-z_]*|lts__t_sectors_(srcunit_tex_)?op_(read|write)_lookup_(hit|miss)|lts__t_sectors_[a-z_]*evict[a-z_]*|lts__t_sectors_srcunit_ltcfabric_op_(read|write)_lookup_(hit|miss)|lts__t_sectors_srcunit_l1|lts__t_sectors_aperture_device_op_(read|write)|dram__sectors_(read|write)|lts__t_sectors_srcunit_tex_op_(read|write))' "$OUTDIR/metrics.txt" | tr -d '"' | sort -u | sed 's/$/.sum/')
 WANT="gpu__time_duration.sum

@@ -10,11 +10,8 @@
 # (the five durations per case).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
-require_h200
-measure_build l2hits "${1:-}"
+measure_ncu_h200 l2hits "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
-need_ncu
-"$NCU" --version >>"$ENV" 2>&1
 WANT="gpu__time_duration.sum
 lts__t_sectors_srcunit_tex_op_read.sum
 lts__t_sectors_srcunit_tex_op_write.sum

@@ -8,10 +8,7 @@
 # Writes: env.txt, ncu.csv, ncu_time.csv, time.csv.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
-require_h200
-measure_build wshape "${1:-}"
-need_ncu
-"$NCU" --version >>"$ENV" 2>&1
+measure_ncu_h200 wshape "${1:-}"
 WANT="gpu__time_duration.sum
 dram__bytes_read.sum
 dram__bytes_write.sum
