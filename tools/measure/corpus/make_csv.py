@@ -19,6 +19,10 @@ tests/data/h200/corpus/:
                GiB by the sectors chosen in each line (ncu, cold): k_rw1
                (workloads/sector_mask.ron) and its loads alone, k_ro1
                (workloads/sector_mask_ro.ron)
+  misalign.csv tools/measure/misalign's parts of seed 002's offset kernel at
+               256 MiB (ncu, cold: the median of three launches for the
+               first set, one launch for the spread warps of the second):
+               workloads/misalign.ron
 
 and tools/measure/corpus/results/streams_warm.csv, the streams' second,
 L2-warm launch (ncu, no flush; the model always starts cold, so this one is
@@ -214,8 +218,42 @@ def wshape():
     write("wshape.csv", rows)
 
 
+def misalign():
+    res = "tools/measure/misalign/results"
+    modes = {"rw": 0, "ro": 1, "wo": 2, "cp": 3, "lm": 4, "sm": 5, "rw2": 6}
+    rows = []
+    # (run, the modes kept and their workload parameters)
+    runs = ((res, {m: f"mode={v}" for m, v in modes.items()}),
+            (f"{res}/second", {"rwx": "mode=0;spread=1"}))
+    for run, kept in runs:
+        warm = {}
+        with open(f"{run}/time.csv") as f:
+            for line in f:
+                if line.startswith("TIME,"):
+                    _, i, mode, elem, k, _, ms = line.strip().split(",")
+                    warm.setdefault((mode, elem, k), []).append(float(ms) * 1e6)
+        cold = {}
+        if os.path.exists(f"{run}/ncu_time.csv"):
+            cases, per = parse_ncu(f"{run}/ncu_time.csv")
+            for i, (idx, mode, elem, k, grid, block, rep) in enumerate(cases):
+                cold.setdefault((mode, elem, k), []).append(per[i]["gpu__time_duration.sum"])
+        cases, per = parse_ncu(f"{run}/ncu.csv")
+        for i, (idx, mode, elem, k, grid, block, rep) in enumerate(cases):
+            if mode not in kept:
+                continue
+            m = per[i]
+            t = statistics.median(cold[(mode, elem, k)]) if cold else m["gpu__time_duration.sum"]
+            row = {"family": "misalign", "params": f"nMB=256;elem={elem};{kept[mode]};k={k}",
+                   "time_ns": t, "time_source": "ncu_cold",
+                   "time_warm_ns": statistics.median(warm[(mode, elem, k)])}
+            row.update({k2: m.get(k2) for k2 in METRICS})
+            rows.append(row)
+    write("misalign.csv", rows)
+
+
 if __name__ == "__main__":
     corpus()
     seed002()
     stores()
     wshape()
+    misalign()
