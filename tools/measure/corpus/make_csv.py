@@ -21,8 +21,10 @@ tests/data/h200/corpus/:
                (workloads/sector_mask_ro.ron)
   misalign.csv tools/measure/misalign's parts of seed 002's offset kernel at
                256 MiB (ncu, cold: the median of three launches for the
-               first set, one launch for the spread warps of the second):
-               workloads/misalign.ron
+               first set, one launch for the spread warps of the second;
+               family misalign), and the third set's one-sided sharing
+               and spread loads, stores and copies (one launch each;
+               family misalign_share): workloads/misalign.ron
 
 and tools/measure/corpus/results/streams_warm.csv, the streams' second,
 L2-warm launch (ncu, no flush; the model always starts cold, so this one is
@@ -223,9 +225,12 @@ def misalign():
     modes = {"rw": 0, "ro": 1, "wo": 2, "cp": 3, "lm": 4, "sm": 5, "rw2": 6}
     rows = []
     # (run, the modes kept and their workload parameters)
-    runs = ((res, {m: f"mode={v}" for m, v in modes.items()}),
-            (f"{res}/second", {"rwx": "mode=0;spread=1"}))
-    for run, kept in runs:
+    runs = ((res, "misalign", {m: f"mode={v}" for m, v in modes.items()}),
+            (f"{res}/second", "misalign", {"rwx": "mode=0;spread=1"}),
+            (f"{res}/third", "misalign_share",
+             {"rox": "mode=1;spread=1", "wox": "mode=2;spread=1", "cpx": "mode=3;spread=1",
+              "rs": "mode=7", "rsx": "mode=7;spread=1", "ws": "mode=8", "wsx": "mode=8;spread=1"}))
+    for run, family, kept in runs:
         warm = {}
         with open(f"{run}/time.csv") as f:
             for line in f:
@@ -243,7 +248,7 @@ def misalign():
                 continue
             m = per[i]
             t = statistics.median(cold[(mode, elem, k)]) if cold else m["gpu__time_duration.sum"]
-            row = {"family": "misalign", "params": f"nMB=256;elem={elem};{kept[mode]};k={k}",
+            row = {"family": family, "params": f"nMB=256;elem={elem};{kept[mode]};k={k}",
                    "time_ns": t, "time_source": "ncu_cold",
                    "time_warm_ns": statistics.median(warm[(mode, elem, k)])}
             row.update({k2: m.get(k2) for k2 in METRICS})

@@ -33,15 +33,24 @@
 //   rwcg   rw with its load past the L1 (__ldcg: cached in the L2 only)
 //   rwxcg  both
 //
+// A third set (`third`) asks which sharing costs, for float k = 0, 16 and
+// double k = 0, 8, each on one SM (as rw) and spread over two (x):
+//
+//   rox, wox, cpx   ro, wo, cp with the warps spread as rwx
+//   rs, rsx         a[t] = a[t + k] + 1: each line read by two warps,
+//                   written whole by one
+//   ws, wsx         a[t + k] = a[t] + 1: each line read whole by one warp,
+//                   written by two
+//
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o misalign misalign.cu
-// Run:    ./misalign list [second]  the cases, one per line
-//         ./misalign ncu [REPS] [second]    every case launched REPS (1) times after
+// Run:    ./misalign list [second|third]  the cases, one per line
+//         ./misalign ncu [REPS] [second|third]    every case launched REPS (1) times after
 //                                  its buffers are set to zero; kernels are
 //                                  named k_*; meant to run under Nsight
 //                                  Compute. Prints
 //                                  "CASE,<index>,<mode>,<elem>,<k>,<grid>,<block>,<rep>"
 //                                  before each launch.
-//         ./misalign time [REPS] [second]   every case: REPS (5) batches of 10
+//         ./misalign time [REPS] [second|third]   every case: REPS (5) batches of 10
 //                                  back-to-back launches timed with CUDA
 //                                  events (after one untimed launch); prints
 //                                  "TIME,<index>,<mode>,<elem>,<k>,<batch>,<ms per launch>"
@@ -107,13 +116,44 @@ template <typename T, bool CG, bool X> __global__ void k_rwv(T *a, unsigned k) {
     a[i] = v + (T)1;
 }
 
+// The third set: MODE 0 ro, 1 wo, 2 cp, 3 rs, 4 ws; X spreads the warps.
+template <typename T, int MODE, bool X> __global__ void k_var(T *a, T *b, unsigned k) {
+    unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5, per_block = blockDim.x >> 5;
+    unsigned run = X ? w * gridDim.x + blockIdx.x : blockIdx.x * per_block + w;
+    unsigned t = run * 32 + lane;
+    if (MODE == 0) {
+        T v = a[t + k];
+        if (v == (T)12345) b[0] = v;
+    } else if (MODE == 1) {
+        a[t + k] = (T)1;
+    } else if (MODE == 2) {
+        b[t + k] = a[t + k];
+    } else if (MODE == 3) {
+        a[t] = a[t + k] + (T)1;
+    } else {
+        a[t + k] = a[t] + (T)1;
+    }
+}
+
+template <typename T, int MODE> static void launch_var(bool x, unsigned grid, T *a, T *b, unsigned k) {
+    if (x) k_var<T, MODE, true><<<grid, 256>>>(a, b, k);
+    else k_var<T, MODE, false><<<grid, 256>>>(a, b, k);
+}
+
 struct Case {
     std::string mode;
     unsigned elem, k;
 };
 
-static std::vector<Case> cases(bool second) {
+static std::vector<Case> cases(bool second, bool third) {
     std::vector<Case> v;
+    if (third) {
+        for (const char *mode : {"rwx", "rox", "wox", "cpx", "rs", "rsx", "ws", "wsx"}) {
+            for (unsigned k : {0u, 16u}) v.push_back({mode, 4, k});
+            for (unsigned k : {0u, 8u}) v.push_back({mode, 8, k});
+        }
+        return v;
+    }
     if (second) {
         for (const char *mode : {"rw", "rwx", "rwcg", "rwxcg"}) {
             for (unsigned k : {0u, 8u, 16u}) v.push_back({mode, 4, k});
@@ -132,6 +172,12 @@ static unsigned grid_of(const Case &c) { return (unsigned)(BYTES / c.elem / 256 
 template <typename T> static void launch_t(const Case &c, char *a, char *b, bool second) {
     unsigned grid = grid_of(c), block = 256;
     T *x = (T *)a, *y = (T *)b;
+    const std::string &m = c.mode;
+    if (m == "rox") return launch_var<T, 0>(true, grid, x, (T *)(a + BYTES + PAD / 2), c.k);
+    if (m == "wox") return launch_var<T, 1>(true, grid, x, y, c.k);
+    if (m == "cpx") return launch_var<T, 2>(true, grid, x, y, c.k);
+    if (m == "rs" || m == "rsx") return launch_var<T, 3>(m == "rsx", grid, x, y, c.k);
+    if (m == "ws" || m == "wsx") return launch_var<T, 4>(m == "wsx", grid, x, y, c.k);
     if (second) {
         bool cg = c.mode == "rwcg" || c.mode == "rwxcg", spread = c.mode == "rwx" || c.mode == "rwxcg";
         if (cg && spread) k_rwv<T, true, true><<<grid, block>>>(x, c.k);
@@ -157,15 +203,16 @@ static void launch(const Case &c, char *a, char *b, bool second) {
 
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "list";
-    bool second = std::string(argv[argc - 1]) == "second";
-    std::vector<Case> all = cases(second);
+    bool third = std::string(argv[argc - 1]) == "third";
+    bool second = third || std::string(argv[argc - 1]) == "second";
+    std::vector<Case> all = cases(second, third);
     if (mode == "list") {
         for (size_t i = 0; i < all.size(); i++)
             printf("%zu,%s,%u,%u,%u,256\n", i, all[i].mode.c_str(), all[i].elem, all[i].k, grid_of(all[i]));
         return 0;
     }
     if (mode != "ncu" && mode != "time") {
-        fprintf(stderr, "usage: misalign list | ncu [REPS] [second] | time [REPS] [second]\n");
+        fprintf(stderr, "usage: misalign list | ncu [REPS] [second|third] | time [REPS] [second|third]\n");
         return 2;
     }
     char *a, *b;

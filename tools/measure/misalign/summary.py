@@ -2,7 +2,8 @@
 """Summarises misalign's results: per case, the warm time (median of the
 CUDA-event batches), the cold time (median of Nsight Compute's launches),
 and the traffic of the cold launch, with each time against the aligned
-case (k = 0) of its mode and element.
+case (k = 0) of its mode and element. RESULTS may be any of the three
+runs (results/, results/second/, results/third/).
 
 Usage: tools/measure/misalign/summary.py [RESULTS]   (default results/ beside this file)
 """
@@ -37,8 +38,11 @@ def main():
         if line.startswith("TIME,"):
             _, i, mode, elem, k, _, ms = line.strip().split(",")
             warm.setdefault((mode, elem, k), []).append(float(ms) * 1e3)
+    # Cold times: three launches (ncu_time.csv) where the run has them,
+    # else the one launch of ncu.csv (the second and third sets).
     cold = {}
-    cases, per = ncu(os.path.join(RES, "ncu_time.csv"))
+    have = os.path.exists(os.path.join(RES, "ncu_time.csv"))
+    cases, per = ncu(os.path.join(RES, "ncu_time.csv" if have else "ncu.csv"))
     for i, (idx, mode, elem, k, grid, block, rep) in enumerate(cases):
         cold.setdefault((mode, elem, k), []).append(per[i]["gpu__time_duration.sum"] / 1e3)
     cases, per = ncu(os.path.join(RES, "ncu.csv"))
@@ -46,7 +50,9 @@ def main():
           f"{'L2 rd req':>10} {'L2 rd sec':>10} {'L2 wr req':>10} {'L2 wr sec':>10} {'DRAM rd MB':>10} {'DRAM wr MB':>10} {'ld wavef':>9} {'occ %':>6}")
     base = {}
     for i, (idx, mode, elem, k, grid, block, rep) in enumerate(cases):
-        m = per[i]
+        m = {k2: v for k2, v in per[i].items()}
+        for name in ("l1tex__data_pipe_lsu_wavefronts_mem_global_op_ld.sum",):
+            m.setdefault(name, float("nan"))
         w = statistics.median(warm[(mode, elem, k)])
         c = statistics.median(cold[(mode, elem, k)])
         if k == "0":
