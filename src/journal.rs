@@ -241,7 +241,10 @@ fn encode(r: &PointResult) -> String {
         "bottleneck_bits": bits,
         "blocks_per_sm": b.blocks_per_sm,
         "sample": [r.sample.blocks, r.sample.blocks_timed, r.sample.time_error_ps],
-        "load_sites": r.load_sites.iter().map(|l| json!([l.pc, l.path, l.loads, l.latency_cycles.to_bits()])).collect::<Vec<_>>(),
+        "load_sites": r.load_sites.iter().map(|l| {
+            let p = l.latency_percentiles_cycles.map(f64::to_bits);
+            json!([l.pc, l.path, l.loads, l.latency_cycles.to_bits(), p[0], p[1], p[2], p[3]])
+        }).collect::<Vec<_>>(),
     })
     .to_string()
 }
@@ -322,6 +325,12 @@ fn decode(v: &Value) -> Option<PointResult> {
                     path: l.get(1)?.as_str()?.to_string(),
                     loads: l.get(2)?.as_u64()?,
                     latency_cycles: f64::from_bits(l.get(3)?.as_u64()?),
+                    latency_percentiles_cycles: [
+                        f64::from_bits(l.get(4)?.as_u64()?),
+                        f64::from_bits(l.get(5)?.as_u64()?),
+                        f64::from_bits(l.get(6)?.as_u64()?),
+                        f64::from_bits(l.get(7)?.as_u64()?),
+                    ],
                 })
             })
             .collect::<Option<Vec<_>>>()?,
@@ -363,6 +372,7 @@ mod tests {
                 path: "kernel[2].body[0]".into(),
                 loads: 1000 + i,
                 latency_cycles: 0.1 + i as f64,
+                latency_percentiles_cycles: [4.0, 12.0 + i as f64, 100.0, 1004.0],
             }],
         }
     }

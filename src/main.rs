@@ -57,8 +57,9 @@ OUTPUT:
   and dram_row_hit_rate (DRAM accesses that found their row open / all DRAM accesses).
   --json also gives each point's load_sites: every global load instruction that ran (pc, its
   index in program order; statement, where it stands in the workload file, e.g.
-  kernel[3].body[0]), its warp-level loads and their mean latency in cycles: which load of a
-  kernel waits.
+  kernel[3].body[0]), its warp-level loads and their mean latency in cycles, and the 10th,
+  50th, 90th and 99th percentiles of that latency (latency_p10_cycles, ..., to 8 cycles):
+  which load of a kernel waits, and how unevenly.
 
 TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the

@@ -159,7 +159,8 @@ fn json_rows(
                 m.insert(k.clone(), val);
             }
             // Which load of the kernel waits: each global load instruction
-            // (by its index in program order) with its mean latency.
+            // (by its index in program order) with its mean latency and
+            // its latencies' 10th, 50th, 90th and 99th percentiles.
             let sites: Vec<serde_json::Value> = r
                 .load_sites
                 .iter()
@@ -169,6 +170,10 @@ fn json_rows(
                         "statement": l.path,
                         "loads": l.loads,
                         "latency_cycles": (l.latency_cycles * 1000.0).round() / 1000.0,
+                        "latency_p10_cycles": l.latency_percentiles_cycles[0],
+                        "latency_p50_cycles": l.latency_percentiles_cycles[1],
+                        "latency_p90_cycles": l.latency_percentiles_cycles[2],
+                        "latency_p99_cycles": l.latency_percentiles_cycles[3],
                     })
                 })
                 .collect();

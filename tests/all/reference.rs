@@ -207,6 +207,52 @@ fn h200_256mib_double_offset_bandwidth_within_10_percent() {
     assert!(err.abs() <= 0.10, "{err:+.3}");
 }
 
+/// How widely the latencies of a load under load spread at 256 MiB
+/// (the 10th to the 90th percentile, SM cycles), against the H200's
+/// (tools/measure/loadlat, run 2): gpusim's spread is narrower, 0.39-0.74
+/// of the H200's on these points, a named gap (DEVIATIONS.md 23): asserted
+/// at no less than 0.35 of it and no more than 1.15 times it.
+#[test]
+fn h200_loaded_load_latency_spread_is_entry_23s_gap() {
+    let text = std::fs::read_to_string(repo("tools/measure/loadlat/results/loadlat.csv")).unwrap();
+    let measured = |kernel: &str, elem: i64, k: i64| -> (f64, f64) {
+        let l = text
+            .lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|c| c[0] == kernel && c[1] == elem.to_string() && c[3] == k.to_string())
+            .expect("measured");
+        (l[8].parse().unwrap(), l[10].parse().unwrap())
+    };
+    let dev = device("h200");
+    let mut sims = run(
+        &dev,
+        &workload("offset"),
+        &[("nMB", &[256]), ("elem", &[4, 8]), ("offset", &[0])],
+    );
+    sims.extend(run(
+        &dev,
+        &workload("stride"),
+        &[("nMB", &[256]), ("elem", &[4]), ("stride", &[2])],
+    ));
+    for r in &sims {
+        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
+        let (kernel, k) = match r.workload.as_str() {
+            "offset" => ("offset", p("offset")),
+            _ => ("stride", p("stride")),
+        };
+        let (p10, p90) = measured(kernel, p("elem"), k);
+        let site = &r.load_sites[0];
+        let [s10, s50, s90, s99] = site.latency_percentiles_cycles;
+        assert!(s10 <= s50 && s50 <= s90 && s90 <= s99, "{site:?}");
+        let ratio = (s90 - s10) / (p90 - p10);
+        eprintln!(
+            "{kernel} elem={} k={k}: p10-p90 {s10:.0}-{s90:.0} simulated, {p10:.0}-{p90:.0} measured (width {ratio:.2} of the H200's)",
+            p("elem")
+        );
+        assert!((0.35..=1.15).contains(&ratio), "{kernel} {k}: {ratio:.2}");
+    }
+}
+
 /// The mean latency of a load under load (issue to data, SM cycles) at 256
 /// MiB against the H200's (tools/measure/loadlat: clock64 around each
 /// warp's load, the mean of two runs), where the accesses are 1 to 16 bytes

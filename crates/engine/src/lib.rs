@@ -16,7 +16,9 @@ pub mod workload;
 
 pub use diag::Diag;
 pub use sample::Sampling;
-pub use sim::{Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation};
+pub use sim::{
+    Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation, LATENCY_BIN_CYCLES,
+};
 pub use spec::{DeviceSpec, ReplyOrder};
 pub use workload::{Point, Workload};
 

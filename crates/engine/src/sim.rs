@@ -174,6 +174,38 @@ pub struct LoadSite {
     pub loads: u64,
     /// Their mean cycles from issue to last byte.
     pub latency_cycles: f64,
+    /// The 10th, 50th, 90th and 99th percentiles of those cycles, to
+    /// [`LATENCY_BIN_CYCLES`] (each the middle of its bin).
+    pub latency_percentiles_cycles: [f64; 4],
+}
+
+/// Width of the bins in which load latencies are counted for their
+/// percentiles, SM cycles.
+pub const LATENCY_BIN_CYCLES: u32 = 8;
+/// Latencies past this many bins count in the last.
+const LATENCY_BINS: usize = 1 << 13;
+
+/// The percentiles `LoadSite::latency_percentiles_cycles` names, from a
+/// histogram of `LATENCY_BIN_CYCLES`-wide bins.
+fn percentiles(hist: &[u32]) -> [f64; 4] {
+    let n: u64 = hist.iter().map(|&c| c as u64).sum();
+    let mut out = [0.0; 4];
+    if n == 0 {
+        return out;
+    }
+    for (o, q) in out.iter_mut().zip([10u64, 50, 90, 99]) {
+        // The first bin holding the ceil(q n / 100)-th latency.
+        let rank = (q * n).div_ceil(100).max(1);
+        let mut seen = 0u64;
+        for (i, &c) in hist.iter().enumerate() {
+            seen += c as u64;
+            if seen >= rank {
+                *o = (i as f64 + 0.5) * LATENCY_BIN_CYCLES as f64;
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// What a run gives.
@@ -249,6 +281,9 @@ pub struct Simulation<'a> {
     /// (whole picoseconds, so the sums are exact and their total is the
     /// kernel's).
     load_sites: Vec<(f64, u64)>,
+    /// Per instruction: its global loads' latencies counted in bins of
+    /// `LATENCY_BIN_CYCLES` (allocated at its first load).
+    load_hist: Vec<Vec<u32>>,
     warp_time: f64,
     // Sampling.
     mode: Sampling,
@@ -636,6 +671,7 @@ impl<'a> Simulation<'a> {
             end: 0,
             counters: Counters::default(),
             load_sites: vec![(0.0, 0); prog.len()],
+            load_hist: vec![Vec::new(); prog.len()],
             warp_time: 0.0,
             mode: Sampling::Off,
             budget: u64::MAX,
@@ -1306,6 +1342,12 @@ impl<'a> Simulation<'a> {
             let site = &mut self.load_sites[a.pc as usize];
             site.0 += (done - issue) as f64;
             site.1 += 1;
+            let hist = &mut self.load_hist[a.pc as usize];
+            if hist.is_empty() {
+                hist.resize(LATENCY_BINS, 0);
+            }
+            let bin = ((done - issue) as f64 / self.cycle) as usize / LATENCY_BIN_CYCLES as usize;
+            hist[bin.min(LATENCY_BINS - 1)] += 1;
         } else {
             // The warp goes on; the kernel waits for the acknowledgement.
             self.end = self.end.max(done);
@@ -1605,6 +1647,7 @@ impl<'a> Simulation<'a> {
                     path: self.prog.sources[pc].path.clone(),
                     loads: n,
                     latency_cycles: sum / n as f64 / cycle,
+                    latency_percentiles_cycles: percentiles(&self.load_hist[pc]),
                 })
                 .collect(),
         })
@@ -1614,6 +1657,21 @@ impl<'a> Simulation<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_percentiles_come_from_the_bins_they_fall_in() {
+        // 100 latencies: 90 in bin 10 (80-87 cycles), 9 in bin 20, 1 in bin 100.
+        let mut h = vec![0u32; 128];
+        h[10] = 90;
+        h[20] = 9;
+        h[100] = 1;
+        let w = LATENCY_BIN_CYCLES as f64;
+        assert_eq!(percentiles(&h), [10.5 * w, 10.5 * w, 10.5 * w, 20.5 * w]);
+        h[10] = 89;
+        h[20] = 10;
+        assert_eq!(percentiles(&h), [10.5 * w, 10.5 * w, 20.5 * w, 20.5 * w]);
+        assert_eq!(percentiles(&[0; 4]), [0.0; 4]);
+    }
     use proptest::prelude::*;
     use std::path::PathBuf;
 
