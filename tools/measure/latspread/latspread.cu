@@ -1,0 +1,149 @@
+// How widely the latencies of a load spread in a DRAM-bound kernel on the
+// H200, with and without stores beside it, and where one warp's store
+// lands on another warp's load (DEVIATIONS.md 1 and 23).
+//
+// One element a thread, 256 threads a block, 256 MiB buffers, k elements
+// past the start (as tools/measure/misalign):
+//   ro  v = a[t + k]                (a store that never happens keeps it)
+//   rw  a[t + k] = a[t + k] + 1     (seed 002's offset kernel)
+//   cp  b[t + k] = a[t + k]
+//   ws  a[t + k] = a[t] + 1         (a warp stores onto sectors the next loads)
+//   rs  a[t] = a[t + k] + 1
+// Each case is timed twice, as tools/measure/loadlat does:
+//   plain_us  the kernel as is: median of 7 launches (CUDA events) after
+//             two warm-up launches;
+//   timed_us  the same kernel with lane 0 of each warp reading clock64
+//             before the load and after the first use of the loaded
+//             value (the store's issue, or ro's compare), writing the
+//             difference to lat[warp]: median of 3 launches.
+// lat_* are over every warp of the last timed launch, SM cycles.
+//
+// Build:  nvcc -O3 -arch=sm_90 -o latspread latspread.cu
+// Run:    ./latspread       one CSV line per case (header first)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../ck.cuh"
+
+static const uint64_t BYTES = 256ull << 20;
+static const uint64_t PAD = 4096;
+
+template <typename T, int MODE>
+__device__ __forceinline__ void body(T *a, T *b, uint64_t t, uint64_t k, T *sink) {
+    if (MODE == 0) {
+        T v = a[t + k];
+        if (v == (T)12345) sink[0] = v;
+    } else if (MODE == 1) {
+        a[t + k] = a[t + k] + (T)1;
+    } else if (MODE == 2) {
+        b[t + k] = a[t + k];
+    } else if (MODE == 3) {
+        a[t + k] = a[t] + (T)1;
+    } else {
+        a[t] = a[t + k] + (T)1;
+    }
+}
+
+template <typename T, int MODE>
+__global__ void k_plain(T *a, T *b, uint64_t k, T *sink) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    body<T, MODE>(a, b, t, k, sink);
+}
+
+template <typename T, int MODE>
+__global__ void k_timed(T *a, T *b, uint64_t k, T *sink, uint32_t *lat) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    long long t0 = clock64();
+    body<T, MODE>(a, b, t, k, sink);
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
+}
+
+struct Case {
+    const char *mode;
+    int m, elem;
+    uint64_t k;
+};
+
+template <typename T, int MODE>
+static void launch(bool timed, char *a, char *b, uint64_t k, uint32_t *lat) {
+    uint64_t blocks = BYTES / sizeof(T) / 256;
+    T *sink = (T *)(a + BYTES + PAD / 2);
+    if (timed) k_timed<T, MODE><<<blocks, 256>>>((T *)a, (T *)b, k, sink, lat);
+    else k_plain<T, MODE><<<blocks, 256>>>((T *)a, (T *)b, k, sink);
+}
+
+template <typename T>
+static void launch_m(int m, bool timed, char *a, char *b, uint64_t k, uint32_t *lat) {
+    switch (m) {
+    case 0: launch<T, 0>(timed, a, b, k, lat); break;
+    case 1: launch<T, 1>(timed, a, b, k, lat); break;
+    case 2: launch<T, 2>(timed, a, b, k, lat); break;
+    case 3: launch<T, 3>(timed, a, b, k, lat); break;
+    default: launch<T, 4>(timed, a, b, k, lat); break;
+    }
+}
+
+static void go(const Case &c, bool timed, char *a, char *b, uint32_t *lat) {
+    if (c.elem == 4) launch_m<float>(c.m, timed, a, b, c.k, lat);
+    else launch_m<double>(c.m, timed, a, b, c.k, lat);
+}
+
+static double median_ms(const Case &c, bool timed, int n, char *a, char *b, uint32_t *lat) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> v;
+    for (int i = 0; i < n; i++) {
+        CK(cudaEventRecord(e0));
+        go(c, timed, a, b, lat);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        v.push_back(ms);
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+int main() {
+    std::vector<Case> cases = {
+        {"ro", 0, 4, 0},  {"ro", 0, 8, 0},  {"ro", 0, 8, 8},  {"rw", 1, 4, 0},  {"rw", 1, 4, 16},
+        {"rw", 1, 8, 0},  {"rw", 1, 8, 8},  {"cp", 2, 8, 0},  {"cp", 2, 8, 8},  {"ws", 3, 4, 16},
+        {"ws", 3, 8, 0},  {"ws", 3, 8, 8},  {"rs", 4, 8, 8},
+    };
+    char *a, *b;
+    uint32_t *lat;
+    CK(cudaMalloc(&a, BYTES + PAD));
+    CK(cudaMalloc(&b, BYTES + PAD));
+    CK(cudaMalloc(&lat, BYTES / 4 / 32 * 4));
+    printf("mode,elem,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
+    for (const Case &c : cases) {
+        CK(cudaMemset(a, 0, BYTES + PAD));
+        CK(cudaMemset(b, 0, BYTES + PAD));
+        for (int i = 0; i < 2; i++) go(c, false, a, b, lat);
+        CK(cudaDeviceSynchronize());
+        double plain = median_ms(c, false, 7, a, b, lat);
+        double timed = median_ms(c, true, 3, a, b, lat);
+        uint64_t warps = BYTES / c.elem / 32;
+        std::vector<uint32_t> h(warps);
+        CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+        double sum = 0;
+        for (uint32_t x : h) sum += x;
+        std::sort(h.begin(), h.end());
+        auto q = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+        printf("%s,%d,%llu,%.2f,%.2f,%llu,%.1f,%u,%u,%u,%u\n", c.mode, c.elem, (unsigned long long)c.k,
+               plain * 1e3, timed * 1e3, (unsigned long long)warps, sum / warps, q(0.1), q(0.5), q(0.9),
+               q(0.99));
+        fflush(stdout);
+    }
+    return 0;
+}
