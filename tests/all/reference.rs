@@ -252,6 +252,52 @@ fn h200_read_only_load_latency_percentiles_within_15_percent() {
     }
 }
 
+/// The latencies of loads beside stores (tools/measure/latspread `mix`,
+/// `workloads/latmix.ron`: even blocks load a 256 MiB stream, odd blocks
+/// store nothing, store as much into DRAM, or store into 8 MiB the L2
+/// keeps), double (the float kernels are bound by their blocks' launch;
+/// tools/measure/latspread/README.md has them): without stores and with
+/// stores the L2 keeps,
+/// each percentile within 15% of the H200's; with stores that reach the
+/// DRAM, the H200's spread widens more than gpusim's (its p99 by 1,092
+/// cycles at double, gpusim's by 368), a named gap (DEVIATIONS.md 23)
+/// asserted at 30%.
+#[test]
+fn h200_load_latency_beside_stores() {
+    let text =
+        std::fs::read_to_string(repo("tools/measure/latspread/results/mix/mix.csv")).unwrap();
+    let sims = run(
+        &device("h200"),
+        &workload("latmix"),
+        &[("nMB", &[256]), ("elem", &[8]), ("v", &[0, 1, 2])],
+    );
+    assert_eq!(sims.len(), 3);
+    for r in &sims {
+        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
+        let (elem, v) = (p("elem"), p("v"));
+        let c: Vec<f64> = text
+            .lines()
+            .find(|l| l.starts_with(&format!("mix,{elem},{v},")))
+            .expect("measured")
+            .split(',')
+            .skip(7)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        let sim = r.load_sites[0].latency_percentiles_cycles;
+        let bound = if v == 1 { 0.30 } else { 0.15 };
+        for (i, q) in ["p10", "p50", "p90", "p99"].iter().enumerate() {
+            let err = (sim[i] - c[i]) / c[i];
+            eprintln!(
+                "elem={elem} v={v} {q}: {:.0} cycles simulated, {:.0} measured ({:+.1}%)",
+                sim[i],
+                c[i],
+                err * 100.0
+            );
+            assert!(err.abs() <= bound, "elem {elem} v {v} {q}: {err:+.3}");
+        }
+    }
+}
+
 /// How widely the latencies of a load under load spread at 256 MiB
 /// (the 10th to the 90th percentile, SM cycles), against the H200's
 /// (tools/measure/loadlat, run 2): gpusim's spread is narrower, 0.39-0.74

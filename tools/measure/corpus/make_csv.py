@@ -25,6 +25,9 @@ tests/data/h200/corpus/:
                family misalign), and the third set's one-sided sharing
                and spread loads, stores and copies (one launch each;
                family misalign_share): workloads/misalign.ron
+  latmix.csv   tools/measure/latspread's loads beside stores to DRAM, stores
+               the L2 keeps, or none (ncu, cold; warm: the median of seven
+               launches by CUDA events): workloads/latmix.ron
 
 and tools/measure/corpus/results/streams_warm.csv, the streams' second,
 L2-warm launch (ncu, no flush; the model always starts cold, so this one is
@@ -256,9 +259,28 @@ def misalign():
     write("misalign.csv", rows)
 
 
+def latmix():
+    res = "tools/measure/latspread/results/mix"
+    warm = {}
+    with open(f"{res}/mix.csv") as f:
+        for r in csv.DictReader(f):
+            warm[(r["elem"], r["V"])] = float(r["plain_us"]) * 1e3
+    cases, per = parse_ncu(f"{res}/mix_ncu.csv")
+    rows = []
+    for i, (_, elem, v) in enumerate(cases):
+        m = per[i]
+        row = {"family": "latmix", "params": f"nMB=256;elem={elem};v={v}",
+               "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
+               "time_warm_ns": warm[(elem, v)]}
+        row.update({k: m.get(k) for k in METRICS})
+        rows.append(row)
+    write("latmix.csv", rows)
+
+
 if __name__ == "__main__":
     corpus()
     seed002()
     stores()
     wshape()
     misalign()
+    latmix()

@@ -18,8 +18,20 @@
 //             difference to lat[warp]: median of 3 launches.
 // lat_* are over every warp of the last timed launch, SM cycles.
 //
+// `./latspread mix` asks whether the stores' effect on the loads is the
+// DRAM's: every even block loads (as ro, timed) and every odd block
+//   V = 0  does nothing
+//   V = 1  stores one element a thread into a second 256 MiB buffer (as
+//          many bytes written to DRAM as read)
+//   V = 2  stores as much into 8 MiB of it, over and over (the L2 keeps
+//          the lines: little reaches the DRAM)
+// (grid twice the loads'; lat_* over the loading warps). `./latspread
+// mixncu` launches each once, for Nsight Compute.
+//
 // Build:  nvcc -O3 -arch=sm_90 -o latspread latspread.cu
 // Run:    ./latspread       one CSV line per case (header first)
+//         ./latspread mix   the mixed kernels (below), likewise
+//         ./latspread mixncu  each mixed kernel launched once (Nsight Compute)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -63,6 +75,31 @@ __global__ void k_timed(T *a, T *b, uint64_t k, T *sink, uint32_t *lat) {
     body<T, MODE>(a, b, t, k, sink);
     long long t1 = clock64();
     if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
+}
+
+template <typename T, int V>
+__global__ void k_mix(T *a, T *b, T *sink, uint32_t *lat, bool timed) {
+    uint64_t half = blockIdx.x >> 1;
+    uint64_t t = half * blockDim.x + threadIdx.x;
+    if (blockIdx.x & 1) {
+        if (V == 1) b[t] = (T)1;
+        if (V == 2) b[t & ((8ull << 20) / sizeof(T) - 1)] = (T)1;
+        return;
+    }
+    long long t0 = clock64();
+    T v = a[t];
+    if (v == (T)12345) sink[0] = v;
+    long long t1 = clock64();
+    if (timed && (threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
+}
+
+template <typename T>
+static void mix(int v, char *a, char *b, uint32_t *lat, bool timed) {
+    uint64_t blocks = 2 * (BYTES / sizeof(T) / 256);
+    T *sink = (T *)(a + BYTES + PAD / 2);
+    if (v == 0) k_mix<T, 0><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 1) k_mix<T, 1><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else k_mix<T, 2><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
 }
 
 struct Case {
@@ -114,7 +151,62 @@ static double median_ms(const Case &c, bool timed, int n, char *a, char *b, uint
     return v[v.size() / 2];
 }
 
-int main() {
+static void run_mix(bool for_ncu, char *a, char *b, uint32_t *lat) {
+    if (!for_ncu) printf("mix,elem,V,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
+    for (int elem : {4, 8}) {
+        for (int v = 0; v < 3; v++) {
+            CK(cudaMemset(a, 0, BYTES + PAD));
+            CK(cudaMemset(b, 0, BYTES + PAD));
+            auto go_mix = [&](bool timed) {
+                if (elem == 4) mix<float>(v, a, b, lat, timed);
+                else mix<double>(v, a, b, lat, timed);
+            };
+            if (for_ncu) {
+                CK(cudaDeviceSynchronize());
+                printf("CASE,mix,%d,%d\n", elem, v);
+                fflush(stdout);
+                go_mix(false);
+                CK(cudaGetLastError());
+                CK(cudaDeviceSynchronize());
+                continue;
+            }
+            for (int i = 0; i < 2; i++) go_mix(false);
+            CK(cudaDeviceSynchronize());
+            cudaEvent_t e0, e1;
+            CK(cudaEventCreate(&e0));
+            CK(cudaEventCreate(&e1));
+            double med[2];
+            for (int timed = 0; timed < 2; timed++) {
+                std::vector<float> ms;
+                for (int i = 0; i < (timed ? 3 : 7); i++) {
+                    CK(cudaEventRecord(e0));
+                    go_mix(timed);
+                    CK(cudaEventRecord(e1));
+                    CK(cudaEventSynchronize(e1));
+                    CK(cudaGetLastError());
+                    float x;
+                    CK(cudaEventElapsedTime(&x, e0, e1));
+                    ms.push_back(x);
+                }
+                std::sort(ms.begin(), ms.end());
+                med[timed] = ms[ms.size() / 2];
+            }
+            uint64_t warps = BYTES / elem / 32;
+            std::vector<uint32_t> h(warps);
+            CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+            double sum = 0;
+            for (uint32_t x : h) sum += x;
+            std::sort(h.begin(), h.end());
+            auto q = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+            printf("mix,%d,%d,%.2f,%.2f,%llu,%.1f,%u,%u,%u,%u\n", elem, v, med[0] * 1e3, med[1] * 1e3,
+                   (unsigned long long)warps, sum / warps, q(0.1), q(0.5), q(0.9), q(0.99));
+            fflush(stdout);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    std::string mode = argc > 1 ? argv[1] : "";
     std::vector<Case> cases = {
         {"ro", 0, 4, 0},  {"ro", 0, 8, 0},  {"ro", 0, 8, 8},  {"rw", 1, 4, 0},  {"rw", 1, 4, 16},
         {"rw", 1, 8, 0},  {"rw", 1, 8, 8},  {"cp", 2, 8, 0},  {"cp", 2, 8, 8},  {"ws", 3, 4, 16},
@@ -125,6 +217,10 @@ int main() {
     CK(cudaMalloc(&a, BYTES + PAD));
     CK(cudaMalloc(&b, BYTES + PAD));
     CK(cudaMalloc(&lat, BYTES / 4 / 32 * 4));
+    if (mode == "mix" || mode == "mixncu") {
+        run_mix(mode == "mixncu", a, b, lat);
+        return 0;
+    }
     printf("mode,elem,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
     for (const Case &c : cases) {
         CK(cudaMemset(a, 0, BYTES + PAD));
