@@ -28,10 +28,17 @@
 // (grid twice the loads'; lat_* over the loading warps). `./latspread
 // mixncu` launches each once, for Nsight Compute.
 //
+// `./latspread ack` times, in rw, cp, ws and rs (double, k = 0 and 8), each
+// warp's load (as above) and then its store's acknowledgement: lane 0
+// reads clock64 after the store's issue and again after a __threadfence()
+// that waits for the store to be acknowledged (the fence holds each warp
+// until then, so fewer stores are in flight than in the plain kernels).
+//
 // Build:  nvcc -O3 -arch=sm_90 -o latspread latspread.cu
 // Run:    ./latspread       one CSV line per case (header first)
 //         ./latspread mix   the mixed kernels (below), likewise
 //         ./latspread mixncu  each mixed kernel launched once (Nsight Compute)
+//         ./latspread ack   loads and store acknowledgements (below)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -100,6 +107,68 @@ static void mix(int v, char *a, char *b, uint32_t *lat, bool timed) {
     if (v == 0) k_mix<T, 0><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else if (v == 1) k_mix<T, 1><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else k_mix<T, 2><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+}
+
+template <typename T, int MODE>
+__global__ void k_ack(T *a, T *b, uint64_t k, uint32_t *lat, uint32_t *ack) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    long long t0 = clock64();
+    T v = MODE == 3 ? a[t] : a[t + k];
+    v += (T)1;
+    uint64_t dst = MODE == 4 ? t : t + k;
+    T *out = MODE == 2 ? b : a;
+    out[dst] = v;
+    long long t1 = clock64();
+    __threadfence();
+    long long t2 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        lat[t >> 5] = (uint32_t)(t1 - t0);
+        ack[t >> 5] = (uint32_t)(t2 - t1);
+    }
+}
+
+template <typename T>
+static void ack_launch(int m, char *a, char *b, uint64_t k, uint32_t *lat, uint32_t *ack) {
+    uint64_t blocks = BYTES / sizeof(T) / 256;
+    if (m == 1) k_ack<T, 1><<<blocks, 256>>>((T *)a, (T *)b, k, lat, ack);
+    else if (m == 2) k_ack<T, 2><<<blocks, 256>>>((T *)a, (T *)b, k, lat, ack);
+    else if (m == 3) k_ack<T, 3><<<blocks, 256>>>((T *)a, (T *)b, k, lat, ack);
+    else k_ack<T, 4><<<blocks, 256>>>((T *)a, (T *)b, k, lat, ack);
+}
+
+static void run_ack(char *a, char *b, uint32_t *lat) {
+    uint32_t *ack;
+    CK(cudaMalloc(&ack, BYTES / 8 / 32 * 4));
+    printf("mode,elem,k,us,warps,lat_p10,lat_p50,lat_p90,lat_p99,ack_p10,ack_p50,ack_p90,ack_p99\n");
+    const char *names[] = {"", "rw", "cp", "ws", "rs"};
+    for (int m = 1; m <= 4; m++) {
+        for (uint64_t k : {0ull, 8ull}) {
+            CK(cudaMemset(a, 0, BYTES + PAD));
+            CK(cudaMemset(b, 0, BYTES + PAD));
+            ack_launch<double>(m, a, b, k, lat, ack);
+            cudaEvent_t e0, e1;
+            CK(cudaEventCreate(&e0));
+            CK(cudaEventCreate(&e1));
+            CK(cudaEventRecord(e0));
+            ack_launch<double>(m, a, b, k, lat, ack);
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaGetLastError());
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            uint64_t warps = BYTES / 8 / 32;
+            std::vector<uint32_t> h(warps), g(warps);
+            CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(g.data(), ack, warps * 4, cudaMemcpyDeviceToHost));
+            std::sort(h.begin(), h.end());
+            std::sort(g.begin(), g.end());
+            auto q = [&](std::vector<uint32_t> &x, double f) { return x[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+            printf("%s,8,%llu,%.2f,%llu,%u,%u,%u,%u,%u,%u,%u,%u\n", names[m], (unsigned long long)k, ms * 1e3,
+                   (unsigned long long)warps, q(h, 0.1), q(h, 0.5), q(h, 0.9), q(h, 0.99), q(g, 0.1), q(g, 0.5),
+                   q(g, 0.9), q(g, 0.99));
+            fflush(stdout);
+        }
+    }
 }
 
 struct Case {
@@ -217,6 +286,10 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&a, BYTES + PAD));
     CK(cudaMalloc(&b, BYTES + PAD));
     CK(cudaMalloc(&lat, BYTES / 4 / 32 * 4));
+    if (mode == "ack") {
+        run_ack(a, b, lat);
+        return 0;
+    }
     if (mode == "mix" || mode == "mixncu") {
         run_mix(mode == "mixncu", a, b, lat);
         return 0;
