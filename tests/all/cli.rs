@@ -24,6 +24,38 @@ fn help_teaches() {
     assert!(out.contains("--set"));
 }
 
+/// `--json` gives each point's load sites with their mean latency and its
+/// percentiles, in order, the mean between the 10th and the 99th.
+#[test]
+fn json_load_sites_have_latency_percentiles() {
+    let (ok, out, err) = gpusim(&[
+        "run",
+        "configs/h200.ron",
+        "workloads/offset.ron",
+        "--set",
+        "nMB=4",
+        "--set",
+        "elem=4",
+        "--set",
+        "offset=0",
+        "--json",
+        "-",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sites = v[0]["load_sites"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{out}");
+    let s = &sites[0];
+    let q: Vec<f64> = ["p10", "p50", "p90", "p99"]
+        .iter()
+        .map(|p| s[format!("latency_{p}_cycles")].as_f64().unwrap())
+        .collect();
+    assert!(q[0] > 0.0 && q.windows(2).all(|w| w[0] <= w[1]), "{s}");
+    let mean = s["latency_cycles"].as_f64().unwrap();
+    assert!(q[0] <= mean && mean <= q[3], "{s}");
+}
+
 #[test]
 fn csv_has_the_documented_columns() {
     let dir = super::TempDir::new("cli");
