@@ -207,6 +207,32 @@ fn h200_256mib_double_offset_bandwidth_within_10_percent() {
     assert!(err.abs() <= 0.10, "{err:+.3}");
 }
 
+/// The 10th, 50th, 90th and 99th percentile latencies of a point's first
+/// load site against the row of `text` (a tools/measure/latspread CSV)
+/// that starts with `key`, whose percentiles are its columns 8 to 11: each
+/// within `bound` (a fraction).
+fn assert_percentiles(text: &str, key: &str, r: &PointResult, bound: f64) {
+    let c: Vec<f64> = text
+        .lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_else(|| panic!("no measured row {key}"))
+        .split(',')
+        .skip(7)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let sim = r.load_sites[0].latency_percentiles_cycles;
+    for (i, q) in ["p10", "p50", "p90", "p99"].iter().enumerate() {
+        let err = (sim[i] - c[i]) / c[i];
+        eprintln!(
+            "{key} {q}: {:.0} cycles simulated, {:.0} measured ({:+.1}%)",
+            sim[i],
+            c[i],
+            err * 100.0
+        );
+        assert!(err.abs() <= bound, "{key} {q}: {err:+.3}");
+    }
+}
+
 /// The latencies of a load in a read-only DRAM-bound kernel (the load of
 /// seed 002's offset kernel alone, 256 MiB, float and double) against the
 /// H200's (tools/measure/latspread: clock64 around each warp's load): the
@@ -230,25 +256,7 @@ fn h200_read_only_load_latency_percentiles_within_15_percent() {
     assert_eq!(sims.len(), 2);
     for r in &sims {
         let elem = r.point.iter().find(|(x, _)| x == "elem").unwrap().1;
-        let c: Vec<f64> = text
-            .lines()
-            .find(|l| l.starts_with(&format!("ro,{elem},0,")))
-            .expect("measured")
-            .split(',')
-            .skip(7)
-            .map(|x| x.parse().unwrap())
-            .collect();
-        let sim = r.load_sites[0].latency_percentiles_cycles;
-        for (i, q) in ["p10", "p50", "p90", "p99"].iter().enumerate() {
-            let err = (sim[i] - c[i]) / c[i];
-            eprintln!(
-                "ro elem={elem} {q}: {:.0} cycles simulated, {:.0} measured ({:+.1}%)",
-                sim[i],
-                c[i],
-                err * 100.0
-            );
-            assert!(err.abs() <= 0.15, "elem {elem} {q}: {err:+.3}");
-        }
+        assert_percentiles(&text, &format!("ro,{elem},0,"), r, 0.15);
     }
 }
 
@@ -275,26 +283,8 @@ fn h200_load_latency_beside_stores() {
     for r in &sims {
         let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
         let (elem, v) = (p("elem"), p("v"));
-        let c: Vec<f64> = text
-            .lines()
-            .find(|l| l.starts_with(&format!("mix,{elem},{v},")))
-            .expect("measured")
-            .split(',')
-            .skip(7)
-            .map(|x| x.parse().unwrap())
-            .collect();
-        let sim = r.load_sites[0].latency_percentiles_cycles;
         let bound = if v == 1 { 0.30 } else { 0.15 };
-        for (i, q) in ["p10", "p50", "p90", "p99"].iter().enumerate() {
-            let err = (sim[i] - c[i]) / c[i];
-            eprintln!(
-                "elem={elem} v={v} {q}: {:.0} cycles simulated, {:.0} measured ({:+.1}%)",
-                sim[i],
-                c[i],
-                err * 100.0
-            );
-            assert!(err.abs() <= bound, "elem {elem} v {v} {q}: {err:+.3}");
-        }
+        assert_percentiles(&text, &format!("mix,{elem},{v},"), r, bound);
     }
 }
 

@@ -53,6 +53,23 @@
 static const uint64_t BYTES = 256ull << 20;
 static const uint64_t PAD = 4096;
 
+// The mean and the 10th, 50th, 90th and 99th percentiles of n per-warp
+// cycle counts in device memory.
+struct Spread {
+    double mean;
+    uint32_t p10, p50, p90, p99;
+};
+
+static Spread spread_of(const uint32_t *dev, uint64_t n) {
+    std::vector<uint32_t> h(n);
+    CK(cudaMemcpy(h.data(), dev, n * 4, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (uint32_t x : h) sum += x;
+    std::sort(h.begin(), h.end());
+    auto q = [&](double f) { return h[std::min<uint64_t>(n - 1, (uint64_t)(f * n))]; };
+    return {sum / n, q(0.1), q(0.5), q(0.9), q(0.99)};
+}
+
 template <typename T, int MODE>
 __device__ __forceinline__ void body(T *a, T *b, uint64_t t, uint64_t k, T *sink) {
     if (MODE == 0) {
@@ -157,15 +174,9 @@ static void run_ack(char *a, char *b, uint32_t *lat) {
             float ms;
             CK(cudaEventElapsedTime(&ms, e0, e1));
             uint64_t warps = BYTES / 8 / 32;
-            std::vector<uint32_t> h(warps), g(warps);
-            CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(g.data(), ack, warps * 4, cudaMemcpyDeviceToHost));
-            std::sort(h.begin(), h.end());
-            std::sort(g.begin(), g.end());
-            auto q = [&](std::vector<uint32_t> &x, double f) { return x[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+            Spread h = spread_of(lat, warps), g = spread_of(ack, warps);
             printf("%s,8,%llu,%.2f,%llu,%u,%u,%u,%u,%u,%u,%u,%u\n", names[m], (unsigned long long)k, ms * 1e3,
-                   (unsigned long long)warps, q(h, 0.1), q(h, 0.5), q(h, 0.9), q(h, 0.99), q(g, 0.1), q(g, 0.5),
-                   q(g, 0.9), q(g, 0.99));
+                   (unsigned long long)warps, h.p10, h.p50, h.p90, h.p99, g.p10, g.p50, g.p90, g.p99);
             fflush(stdout);
         }
     }
@@ -261,14 +272,9 @@ static void run_mix(bool for_ncu, char *a, char *b, uint32_t *lat) {
                 med[timed] = ms[ms.size() / 2];
             }
             uint64_t warps = BYTES / elem / 32;
-            std::vector<uint32_t> h(warps);
-            CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
-            double sum = 0;
-            for (uint32_t x : h) sum += x;
-            std::sort(h.begin(), h.end());
-            auto q = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+            Spread h = spread_of(lat, warps);
             printf("mix,%d,%d,%.2f,%.2f,%llu,%.1f,%u,%u,%u,%u\n", elem, v, med[0] * 1e3, med[1] * 1e3,
-                   (unsigned long long)warps, sum / warps, q(0.1), q(0.5), q(0.9), q(0.99));
+                   (unsigned long long)warps, h.mean, h.p10, h.p50, h.p90, h.p99);
             fflush(stdout);
         }
     }
@@ -303,15 +309,9 @@ int main(int argc, char **argv) {
         double plain = median_ms(c, false, 7, a, b, lat);
         double timed = median_ms(c, true, 3, a, b, lat);
         uint64_t warps = BYTES / c.elem / 32;
-        std::vector<uint32_t> h(warps);
-        CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
-        double sum = 0;
-        for (uint32_t x : h) sum += x;
-        std::sort(h.begin(), h.end());
-        auto q = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+        Spread h = spread_of(lat, warps);
         printf("%s,%d,%llu,%.2f,%.2f,%llu,%.1f,%u,%u,%u,%u\n", c.mode, c.elem, (unsigned long long)c.k,
-               plain * 1e3, timed * 1e3, (unsigned long long)warps, sum / warps, q(0.1), q(0.5), q(0.9),
-               q(0.99));
+               plain * 1e3, timed * 1e3, (unsigned long long)warps, h.mean, h.p10, h.p50, h.p90, h.p99);
         fflush(stdout);
     }
     return 0;
