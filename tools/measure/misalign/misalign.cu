@@ -42,15 +42,31 @@
 //   ws, wsx         a[t + k] = a[t] + 1: each line read whole by one warp,
 //                   written by two
 //
+// A fourth set (`fourth`) asks when a store onto sectors another warp loads
+// is held: ws with the store moved by S whole warps' runs,
+//
+//   ws@S     a[t + 32 S + k] = a[t] + 1 (S = -32768, -8, -1, 0, 1, 8, 32768):
+//            the store lands on the sectors that the warp S runs later
+//            loads (S > 0: a load on its way or, at 32768, still to come
+//            a wave later; S < 0: one done, at -32768 a wave before), on
+//            the same SM for |S| < 8, on another from 8
+//   wss@S    ws@S (S = 0, 1) with __syncthreads() between the block's loads
+//            and its stores: within a block every load is done before any
+//            store
+//   ws16@S   ws@S (S = 0, 1) over 16 MiB, which the L2 keeps between
+//            launches: no DRAM fill for a store to meet
+//
+// for float k = 0, 16 and double k = 0, 8 (k = 0: whole lines).
+//
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o misalign misalign.cu
-// Run:    ./misalign list [second|third]  the cases, one per line
-//         ./misalign ncu [REPS] [second|third]    every case launched REPS (1) times after
+// Run:    ./misalign list [second|third|fourth]  the cases, one per line
+//         ./misalign ncu [REPS] [second|third|fourth]    every case launched REPS (1) times after
 //                                  its buffers are set to zero; kernels are
 //                                  named k_*; meant to run under Nsight
 //                                  Compute. Prints
 //                                  "CASE,<index>,<mode>,<elem>,<k>,<grid>,<block>,<rep>"
 //                                  before each launch.
-//         ./misalign time [REPS] [second|third]   every case: REPS (5) batches of 10
+//         ./misalign time [REPS] [second|third|fourth]   every case: REPS (5) batches of 10
 //                                  back-to-back launches timed with CUDA
 //                                  events (after one untimed launch); prints
 //                                  "TIME,<index>,<mode>,<elem>,<k>,<batch>,<ms per launch>"
@@ -69,6 +85,10 @@ static const uint64_t MiB = 1ull << 20;
 static const uint64_t BYTES = 256 * MiB;
 // Room past the end for the largest offset (32 doubles) and the sink.
 static const uint64_t PAD = 4096;
+// The fourth set's buffer starts this far into the allocation, so that a
+// store 32768 runs of 32 doubles (8 MiB, more than a wave of blocks)
+// before or after stays inside it.
+static const uint64_t SHIFT_ROOM = 16 * MiB;
 
 template <typename T> __global__ void k_rw(T *a, T *b, unsigned k) {
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -135,6 +155,15 @@ template <typename T, int MODE, bool X> __global__ void k_var(T *a, T *b, unsign
     }
 }
 
+// The fourth set: a[t + shift] = a[t] + 1, with the block's loads done
+// before its stores when SYNC.
+template <typename T, bool SYNC> __global__ void k_sh(T *a, int shift) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    T v = a[t] + (T)1;
+    if (SYNC) __syncthreads();
+    a[(long long)t + shift] = v;
+}
+
 template <typename T, int MODE> static void launch_var(bool x, unsigned grid, T *a, T *b, unsigned k) {
     if (x) k_var<T, MODE, true><<<grid, 256>>>(a, b, k);
     else k_var<T, MODE, false><<<grid, 256>>>(a, b, k);
@@ -143,10 +172,21 @@ template <typename T, int MODE> static void launch_var(bool x, unsigned grid, T 
 struct Case {
     std::string mode;
     unsigned elem, k;
+    int shift_runs = 0; // fourth set: S
+    unsigned mib = 256; // footprint
 };
 
-static std::vector<Case> cases(bool second, bool third) {
+static std::vector<Case> cases(bool second, bool third, bool fourth) {
     std::vector<Case> v;
+    if (fourth) {
+        const unsigned ek[4][2] = {{4, 0}, {4, 16}, {8, 0}, {8, 8}};
+        for (auto &e : ek) {
+            for (int s : {-32768, -8, -1, 0, 1, 8, 32768}) v.push_back({"ws@" + std::to_string(s), e[0], e[1], s, 256});
+            for (int s : {0, 1}) v.push_back({"wss@" + std::to_string(s), e[0], e[1], s, 256});
+            for (int s : {0, 1}) v.push_back({"ws16@" + std::to_string(s), e[0], e[1], s, 16});
+        }
+        return v;
+    }
     if (third) {
         for (const char *mode : {"rwx", "rox", "wox", "cpx", "rs", "rsx", "ws", "wsx"}) {
             for (unsigned k : {0u, 16u}) v.push_back({mode, 4, k});
@@ -167,12 +207,21 @@ static std::vector<Case> cases(bool second, bool third) {
     return v;
 }
 
-static unsigned grid_of(const Case &c) { return (unsigned)(BYTES / c.elem / 256 / (c.mode == "rw2" ? 2 : 1)); }
+static unsigned grid_of(const Case &c) {
+    return (unsigned)((uint64_t)c.mib * MiB / c.elem / 256 / (c.mode == "rw2" ? 2 : 1));
+}
 
 template <typename T> static void launch_t(const Case &c, char *a, char *b, bool second) {
     unsigned grid = grid_of(c), block = 256;
     T *x = (T *)a, *y = (T *)b;
     const std::string &m = c.mode;
+    if (m.rfind("ws", 0) == 0 && m.find('@') != std::string::npos) {
+        T *base = (T *)(a + SHIFT_ROOM);
+        int shift = c.shift_runs * 32 + (int)c.k;
+        if (m.rfind("wss@", 0) == 0) k_sh<T, true><<<grid, block>>>(base, shift);
+        else k_sh<T, false><<<grid, block>>>(base, shift);
+        return;
+    }
     if (m == "rox") return launch_var<T, 0>(true, grid, x, (T *)(a + BYTES + PAD / 2), c.k);
     if (m == "wox") return launch_var<T, 1>(true, grid, x, y, c.k);
     if (m == "cpx") return launch_var<T, 2>(true, grid, x, y, c.k);
@@ -203,20 +252,21 @@ static void launch(const Case &c, char *a, char *b, bool second) {
 
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "list";
+    bool fourth = std::string(argv[argc - 1]) == "fourth";
     bool third = std::string(argv[argc - 1]) == "third";
-    bool second = third || std::string(argv[argc - 1]) == "second";
-    std::vector<Case> all = cases(second, third);
+    bool second = third || fourth || std::string(argv[argc - 1]) == "second";
+    std::vector<Case> all = cases(second, third, fourth);
     if (mode == "list") {
         for (size_t i = 0; i < all.size(); i++)
             printf("%zu,%s,%u,%u,%u,256\n", i, all[i].mode.c_str(), all[i].elem, all[i].k, grid_of(all[i]));
         return 0;
     }
     if (mode != "ncu" && mode != "time") {
-        fprintf(stderr, "usage: misalign list | ncu [REPS] [second|third] | time [REPS] [second|third]\n");
+        fprintf(stderr, "usage: misalign list | ncu [REPS] [SET] | time [REPS] [SET]  (SET: second|third|fourth)\n");
         return 2;
     }
     char *a, *b;
-    CK(cudaMalloc(&a, BYTES + PAD));
+    CK(cudaMalloc(&a, BYTES + 2 * SHIFT_ROOM + PAD));
     CK(cudaMalloc(&b, BYTES + PAD));
     int reps = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : (mode == "ncu" ? 1 : 5);
     cudaEvent_t e0, e1;
@@ -227,7 +277,7 @@ int main(int argc, char **argv) {
         unsigned grid = grid_of(c);
         if (mode == "ncu") {
             for (int r = 0; r < reps; r++) {
-                CK(cudaMemset(a, 0, BYTES + PAD));
+                CK(cudaMemset(a, 0, BYTES + 2 * SHIFT_ROOM + PAD));
                 CK(cudaMemset(b, 0, BYTES + PAD));
                 CK(cudaDeviceSynchronize());
                 printf("CASE,%zu,%s,%u,%u,%u,256,%d\n", i, c.mode.c_str(), c.elem, c.k, grid, r);
@@ -237,7 +287,7 @@ int main(int argc, char **argv) {
                 CK(cudaDeviceSynchronize());
             }
         } else {
-            CK(cudaMemset(a, 0, BYTES + PAD));
+            CK(cudaMemset(a, 0, BYTES + 2 * SHIFT_ROOM + PAD));
             CK(cudaMemset(b, 0, BYTES + PAD));
             launch(c, a, b, second);
             CK(cudaGetLastError());

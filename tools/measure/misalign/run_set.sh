@@ -2,18 +2,19 @@
 # The second or third set of misalign.cu on an H200 (second: where rw's
 # cost lies, warps that share a line on one SM or on two, the load through
 # the L1 or past it; third: which sharing costs, loads, stores, copies and
-# one-sided sharing, on one SM or spread over two): CUDA-event times of
+# one-sided sharing, on one SM or spread over two; fourth: when a store
+# onto sectors another warp loads is held): CUDA-event times of
 # warm back-to-back batches, then one cold launch per case under Nsight
 # Compute with the L1 and L2 traffic.
 #
-# Usage: tools/measure/misalign/run_set.sh second|third [OUTDIR]
+# Usage: tools/measure/misalign/run_set.sh second|third|fourth [OUTDIR]
 #        (OUTDIR default $OUT, else ./out)
 # Writes: env.txt, time.csv, ncu.csv.
 set -u -o pipefail
 SET=${1:-}
 case "$SET" in
-second | third) ;;
-*) echo "usage: run_set.sh second|third [OUTDIR]"; exit 2 ;;
+second | third | fourth) ;;
+*) echo "usage: run_set.sh second|third|fourth [OUTDIR]"; exit 2 ;;
 esac
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 measure_ncu_h200 misalign "${2:-}"
