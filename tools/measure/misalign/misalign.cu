@@ -56,17 +56,24 @@
 //   ws16@S   ws@S (S = 0, 1) over 16 MiB, which the L2 keeps between
 //            launches: no DRAM fill for a store to meet
 //
+// and a fifth (`fifth`), whether the load must be done:
+//
+//   wsv@S    wss@S (S = -1, 0, 1) with the loaded value tested before the
+//            barrier, so that every load of the block has returned its
+//            data before any of its stores leaves (the barrier alone need
+//            not wait for a load in flight)
+//
 // for float k = 0, 16 and double k = 0, 8 (k = 0: whole lines).
 //
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o misalign misalign.cu
-// Run:    ./misalign list [second|third|fourth]  the cases, one per line
-//         ./misalign ncu [REPS] [second|third|fourth]    every case launched REPS (1) times after
+// Run:    ./misalign list [second|third|fourth|fifth]  the cases, one per line
+//         ./misalign ncu [REPS] [second|third|fourth|fifth]    every case launched REPS (1) times after
 //                                  its buffers are set to zero; kernels are
 //                                  named k_*; meant to run under Nsight
 //                                  Compute. Prints
 //                                  "CASE,<index>,<mode>,<elem>,<k>,<grid>,<block>,<rep>"
 //                                  before each launch.
-//         ./misalign time [REPS] [second|third|fourth]   every case: REPS (5) batches of 10
+//         ./misalign time [REPS] [second|third|fourth|fifth]   every case: REPS (5) batches of 10
 //                                  back-to-back launches timed with CUDA
 //                                  events (after one untimed launch); prints
 //                                  "TIME,<index>,<mode>,<elem>,<k>,<batch>,<ms per launch>"
@@ -164,6 +171,16 @@ template <typename T, bool SYNC> __global__ void k_sh(T *a, int shift) {
     a[(long long)t + shift] = v;
 }
 
+// The fifth set: as k_sh<T, true>, the loaded value used before the barrier
+// (a branch never taken: the buffer holds small whole numbers).
+template <typename T> __global__ void k_shv(T *a, int shift) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    T v = a[t] + (T)1;
+    if (v == (T)-12345) a[-1] = v;
+    __syncthreads();
+    a[(long long)t + shift] = v;
+}
+
 template <typename T, int MODE> static void launch_var(bool x, unsigned grid, T *a, T *b, unsigned k) {
     if (x) k_var<T, MODE, true><<<grid, 256>>>(a, b, k);
     else k_var<T, MODE, false><<<grid, 256>>>(a, b, k);
@@ -176,8 +193,14 @@ struct Case {
     unsigned mib = 256; // footprint
 };
 
-static std::vector<Case> cases(bool second, bool third, bool fourth) {
+static std::vector<Case> cases(bool second, bool third, bool fourth, bool fifth) {
     std::vector<Case> v;
+    if (fifth) {
+        const unsigned ek[4][2] = {{4, 0}, {4, 16}, {8, 0}, {8, 8}};
+        for (auto &e : ek)
+            for (int s : {-1, 0, 1}) v.push_back({"wsv@" + std::to_string(s), e[0], e[1], s, 256});
+        return v;
+    }
     if (fourth) {
         const unsigned ek[4][2] = {{4, 0}, {4, 16}, {8, 0}, {8, 8}};
         for (auto &e : ek) {
@@ -218,7 +241,8 @@ template <typename T> static void launch_t(const Case &c, char *a, char *b, bool
     if (m.rfind("ws", 0) == 0 && m.find('@') != std::string::npos) {
         T *base = (T *)(a + SHIFT_ROOM);
         int shift = c.shift_runs * 32 + (int)c.k;
-        if (m.rfind("wss@", 0) == 0) k_sh<T, true><<<grid, block>>>(base, shift);
+        if (m.rfind("wsv@", 0) == 0) k_shv<T><<<grid, block>>>(base, shift);
+        else if (m.rfind("wss@", 0) == 0) k_sh<T, true><<<grid, block>>>(base, shift);
         else k_sh<T, false><<<grid, block>>>(base, shift);
         return;
     }
@@ -252,17 +276,18 @@ static void launch(const Case &c, char *a, char *b, bool second) {
 
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "list";
+    bool fifth = std::string(argv[argc - 1]) == "fifth";
     bool fourth = std::string(argv[argc - 1]) == "fourth";
     bool third = std::string(argv[argc - 1]) == "third";
-    bool second = third || fourth || std::string(argv[argc - 1]) == "second";
-    std::vector<Case> all = cases(second, third, fourth);
+    bool second = third || fourth || fifth || std::string(argv[argc - 1]) == "second";
+    std::vector<Case> all = cases(second, third, fourth, fifth);
     if (mode == "list") {
         for (size_t i = 0; i < all.size(); i++)
             printf("%zu,%s,%u,%u,%u,256\n", i, all[i].mode.c_str(), all[i].elem, all[i].k, grid_of(all[i]));
         return 0;
     }
     if (mode != "ncu" && mode != "time") {
-        fprintf(stderr, "usage: misalign list | ncu [REPS] [SET] | time [REPS] [SET]  (SET: second|third|fourth)\n");
+        fprintf(stderr, "usage: misalign list | ncu [REPS] [SET] | time [REPS] [SET]  (SET: second|third|fourth|fifth)\n");
         return 2;
     }
     char *a, *b;
