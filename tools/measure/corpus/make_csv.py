@@ -232,7 +232,13 @@ def misalign():
             (f"{res}/second", "misalign", {"rwx": "mode=0;spread=1"}),
             (f"{res}/third", "misalign_share",
              {"rox": "mode=1;spread=1", "wox": "mode=2;spread=1", "cpx": "mode=3;spread=1",
-              "rs": "mode=7", "rsx": "mode=7;spread=1", "ws": "mode=8", "wsx": "mode=8;spread=1"}))
+              "rs": "mode=7", "rsx": "mode=7;spread=1", "ws": "mode=8", "wsx": "mode=8;spread=1"}),
+            # ws with its store moved by S runs of 32 elements (ws@S), and
+            # over 16 MiB (ws16@S); the barrier kernels (wss@S) have no
+            # workload of their own.
+            (f"{res}/fourth", "misalign_shift",
+             {**{f"ws@{s}": f"mode=8;shift={s}" for s in (-32768, -8, -1, 0, 1, 8, 32768)},
+              **{f"ws16@{s}": f"mode=8;shift={s}" for s in (0, 1)}}))
     for run, family, kept in runs:
         warm = {}
         with open(f"{run}/time.csv") as f:
@@ -251,7 +257,8 @@ def misalign():
                 continue
             m = per[i]
             t = statistics.median(cold[(mode, elem, k)]) if cold else m["gpu__time_duration.sum"]
-            row = {"family": family, "params": f"nMB=256;elem={elem};{kept[mode]};k={k}",
+            mib = 16 if mode.startswith("ws16@") else 256
+            row = {"family": family, "params": f"nMB={mib};elem={elem};{kept[mode]};k={k}",
                    "time_ns": t, "time_source": "ncu_cold",
                    "time_warm_ns": statistics.median(warm[(mode, elem, k)])}
             row.update({k2: m.get(k2) for k2 in METRICS})

@@ -2,8 +2,8 @@
 """Summarises misalign's results: per case, the warm time (median of the
 CUDA-event batches), the cold time (median of Nsight Compute's launches),
 and the traffic of the cold launch, with each time against the aligned
-case (k = 0) of its mode and element. RESULTS may be any of the three
-runs (results/, results/second/, results/third/).
+case (k = 0) of its mode and element. RESULTS may be any of the five
+runs (results/, results/second/ ... results/fifth/).
 
 Usage: tools/measure/misalign/summary.py [RESULTS]   (default results/ beside this file)
 """
