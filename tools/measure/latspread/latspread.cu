@@ -25,7 +25,14 @@
 //          many bytes written to DRAM as read)
 //   V = 2  stores as much into 8 MiB of it, over and over (the L2 keeps
 //          the lines: little reaches the DRAM)
-// (grid twice the loads'; lat_* over the loading warps). `./latspread
+// and, with the even blocks' loads made L2 hits (they read 8 MiB of `a`
+// over and over, which the L2 keeps), whether the widening is in the L2
+// and the crossbar or in the DRAM: every odd block
+//   V = 3  stores as V = 1 (to DRAM)
+//   V = 4  does nothing
+//   V = 5  loads one element a thread of a second 256 MiB buffer (DRAM
+//          reads instead of writes; untimed)
+// (grid twice the loads'; lat_* over the timed loading warps). `./latspread
 // mixncu` launches each once, for Nsight Compute.
 //
 // `./latspread ack` times, in rw, cp, ws and rs (double, k = 0 and 8), each
@@ -38,6 +45,7 @@
 // Run:    ./latspread       one CSV line per case (header first)
 //         ./latspread mix   the mixed kernels (below), likewise
 //         ./latspread mixncu  each mixed kernel launched once (Nsight Compute)
+//         ./latspread hits, hitsncu   the same for V = 3, 4, 5
 //         ./latspread ack   loads and store acknowledgements (below)
 #include <cuda_runtime.h>
 
@@ -105,13 +113,18 @@ template <typename T, int V>
 __global__ void k_mix(T *a, T *b, T *sink, uint32_t *lat, bool timed) {
     uint64_t half = blockIdx.x >> 1;
     uint64_t t = half * blockDim.x + threadIdx.x;
+    const uint64_t kept = (8ull << 20) / sizeof(T) - 1;
     if (blockIdx.x & 1) {
-        if (V == 1) b[t] = (T)1;
-        if (V == 2) b[t & ((8ull << 20) / sizeof(T) - 1)] = (T)1;
+        if (V == 1 || V == 3) b[t] = (T)1;
+        if (V == 2) b[t & kept] = (T)1;
+        if (V == 5) {
+            T w = b[t];
+            if (w == (T)12345) sink[1] = w;
+        }
         return;
     }
     long long t0 = clock64();
-    T v = a[t];
+    T v = a[V >= 3 ? t & kept : t];
     if (v == (T)12345) sink[0] = v;
     long long t1 = clock64();
     if (timed && (threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
@@ -123,7 +136,10 @@ static void mix(int v, char *a, char *b, uint32_t *lat, bool timed) {
     T *sink = (T *)(a + BYTES + PAD / 2);
     if (v == 0) k_mix<T, 0><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else if (v == 1) k_mix<T, 1><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
-    else k_mix<T, 2><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 2) k_mix<T, 2><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 3) k_mix<T, 3><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 4) k_mix<T, 4><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else k_mix<T, 5><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
 }
 
 template <typename T, int MODE>
@@ -231,10 +247,10 @@ static double median_ms(const Case &c, bool timed, int n, char *a, char *b, uint
     return v[v.size() / 2];
 }
 
-static void run_mix(bool for_ncu, char *a, char *b, uint32_t *lat) {
+static void run_mix(bool for_ncu, char *a, char *b, uint32_t *lat, int first_v, int last_v) {
     if (!for_ncu) printf("mix,elem,V,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
     for (int elem : {4, 8}) {
-        for (int v = 0; v < 3; v++) {
+        for (int v = first_v; v <= last_v; v++) {
             CK(cudaMemset(a, 0, BYTES + PAD));
             CK(cudaMemset(b, 0, BYTES + PAD));
             auto go_mix = [&](bool timed) {
@@ -296,8 +312,9 @@ int main(int argc, char **argv) {
         run_ack(a, b, lat);
         return 0;
     }
-    if (mode == "mix" || mode == "mixncu") {
-        run_mix(mode == "mixncu", a, b, lat);
+    if (mode == "mix" || mode == "mixncu" || mode == "hits" || mode == "hitsncu") {
+        bool hits = mode == "hits" || mode == "hitsncu";
+        run_mix(mode == "mixncu" || mode == "hitsncu", a, b, lat, hits ? 3 : 0, hits ? 5 : 2);
         return 0;
     }
     printf("mode,elem,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
