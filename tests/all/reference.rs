@@ -212,6 +212,12 @@ fn h200_256mib_double_offset_bandwidth_within_10_percent() {
 /// that starts with `key`, whose percentiles are its columns 8 to 11: each
 /// within `bound` (a fraction).
 fn assert_percentiles(text: &str, key: &str, r: &PointResult, bound: f64) {
+    assert_some_percentiles(text, key, r, bound, &[0, 1, 2, 3]);
+}
+
+/// [`assert_percentiles`] for the percentiles numbered `which` (0: p10,
+/// 1: p50, 2: p90, 3: p99) alone.
+fn assert_some_percentiles(text: &str, key: &str, r: &PointResult, bound: f64, which: &[usize]) {
     let c: Vec<f64> = text
         .lines()
         .find(|l| l.starts_with(key))
@@ -222,6 +228,9 @@ fn assert_percentiles(text: &str, key: &str, r: &PointResult, bound: f64) {
         .collect();
     let sim = r.load_sites[0].latency_percentiles_cycles;
     for (i, q) in ["p10", "p50", "p90", "p99"].iter().enumerate() {
+        if !which.contains(&i) {
+            continue;
+        }
         let err = (sim[i] - c[i]) / c[i];
         eprintln!(
             "{key} {q}: {:.0} cycles simulated, {:.0} measured ({:+.1}%)",
@@ -285,6 +294,33 @@ fn h200_load_latency_beside_stores() {
         let (elem, v) = (p("elem"), p("v"));
         let bound = if v == 1 { 0.30 } else { 0.15 };
         assert_percentiles(&text, &format!("mix,{elem},{v},"), r, bound);
+    }
+}
+
+/// The latencies of loads the L2 serves (tools/measure/latspread `hits`,
+/// `workloads/latmix.ron` v = 3 and 5: even blocks load 8 MiB over and over,
+/// odd blocks store a 256 MiB stream to DRAM or load one): the traffic to
+/// and from DRAM widens the L2 hits' latencies on the H200 (p90 570-608
+/// cycles against 393-399 without it) as in gpusim, each p90 within 15%.
+/// Their p10 and p50 are 15-22% short of the H200's (a loaded L2 hit
+/// takes 50-90 cycles more there than its unloaded 281; DEVIATIONS.md
+/// 23), and the p99 is not compared: gpusim's L2 starts cold, so its
+/// first pass over the 8 MiB (3% of the loads) misses, where the H200's
+/// warm launches hit.
+#[test]
+fn h200_l2_hits_beside_dram_traffic_spread_as_the_h200s() {
+    let text =
+        std::fs::read_to_string(repo("tools/measure/latspread/results/hits/hits.csv")).unwrap();
+    let sims = run(
+        &device("h200"),
+        &workload("latmix"),
+        &[("nMB", &[256]), ("elem", &[4, 8]), ("v", &[3, 5])],
+    );
+    assert_eq!(sims.len(), 4);
+    for r in &sims {
+        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
+        let (elem, v) = (p("elem"), p("v"));
+        assert_some_percentiles(&text, &format!("mix,{elem},{v},"), r, 0.15, &[2]);
     }
 }
 

@@ -267,20 +267,24 @@ def misalign():
 
 
 def latmix():
-    res = "tools/measure/latspread/results/mix"
-    warm = {}
-    with open(f"{res}/mix.csv") as f:
-        for r in csv.DictReader(f):
-            warm[(r["elem"], r["V"])] = float(r["plain_us"]) * 1e3
-    cases, per = parse_ncu(f"{res}/mix_ncu.csv")
     rows = []
-    for i, (_, elem, v) in enumerate(cases):
-        m = per[i]
-        row = {"family": "latmix", "params": f"nMB=256;elem={elem};v={v}",
-               "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
-               "time_warm_ns": warm[(elem, v)]}
-        row.update({k: m.get(k) for k in METRICS})
-        rows.append(row)
+    # (run, its CSV of warm times, its Nsight Compute launches): v = 0-2,
+    # then the L2-hit loads of v = 3-5.
+    base = "tools/measure/latspread/results"
+    for run, times, launches in ((f"{base}/mix", "mix.csv", "mix_ncu.csv"),
+                                 (f"{base}/hits", "hits.csv", "hits_ncu.csv")):
+        warm = {}
+        with open(f"{run}/{times}") as f:
+            for r in csv.DictReader(f):
+                warm[(r["elem"], r["V"])] = float(r["plain_us"]) * 1e3
+        cases, per = parse_ncu(f"{run}/{launches}")
+        for i, (_, elem, v) in enumerate(cases):
+            m = per[i]
+            row = {"family": "latmix", "params": f"nMB=256;elem={elem};v={v}",
+                   "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
+                   "time_warm_ns": warm[(elem, v)]}
+            row.update({k: m.get(k) for k in METRICS})
+            rows.append(row)
     write("latmix.csv", rows)
 
 
