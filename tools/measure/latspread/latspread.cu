@@ -32,6 +32,11 @@
 //   V = 4  does nothing
 //   V = 5  loads one element a thread of a second 256 MiB buffer (DRAM
 //          reads instead of writes; untimed)
+// and, with the even blocks' loads from DRAM again (`./latspread frac`),
+// how the widening grows with the stores: the odd blocks store as V = 1
+// where their number is a multiple of 8 (V = 6), of 4 (V = 7), of 2
+// (V = 8), the others doing nothing: an eighth, a quarter and half of V = 1's
+// DRAM writes.
 // (grid twice the loads'; lat_* over the timed loading warps). `./latspread
 // mixncu` launches each once, for Nsight Compute.
 //
@@ -46,6 +51,7 @@
 //         ./latspread mix   the mixed kernels (below), likewise
 //         ./latspread mixncu  each mixed kernel launched once (Nsight Compute)
 //         ./latspread hits, hitsncu   the same for V = 3, 4, 5
+//         ./latspread frac, fracncu   the same for V = 6, 7, 8
 //         ./latspread ack   loads and store acknowledgements (below)
 #include <cuda_runtime.h>
 
@@ -116,6 +122,7 @@ __global__ void k_mix(T *a, T *b, T *sink, uint32_t *lat, bool timed) {
     const uint64_t kept = (8ull << 20) / sizeof(T) - 1;
     if (blockIdx.x & 1) {
         if (V == 1 || V == 3) b[t] = (T)1;
+        if (V >= 6 && half % (V == 6 ? 8 : V == 7 ? 4 : 2) == 0) b[t] = (T)1;
         if (V == 2) b[t & kept] = (T)1;
         if (V == 5) {
             T w = b[t];
@@ -124,7 +131,7 @@ __global__ void k_mix(T *a, T *b, T *sink, uint32_t *lat, bool timed) {
         return;
     }
     long long t0 = clock64();
-    T v = a[V >= 3 ? t & kept : t];
+    T v = a[V >= 3 && V <= 5 ? t & kept : t];
     if (v == (T)12345) sink[0] = v;
     long long t1 = clock64();
     if (timed && (threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
@@ -139,7 +146,10 @@ static void mix(int v, char *a, char *b, uint32_t *lat, bool timed) {
     else if (v == 2) k_mix<T, 2><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else if (v == 3) k_mix<T, 3><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else if (v == 4) k_mix<T, 4><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
-    else k_mix<T, 5><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 5) k_mix<T, 5><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 6) k_mix<T, 6><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 7) k_mix<T, 7><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else k_mix<T, 8><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
 }
 
 template <typename T, int MODE>
@@ -312,9 +322,11 @@ int main(int argc, char **argv) {
         run_ack(a, b, lat);
         return 0;
     }
-    if (mode == "mix" || mode == "mixncu" || mode == "hits" || mode == "hitsncu") {
-        bool hits = mode == "hits" || mode == "hitsncu";
-        run_mix(mode == "mixncu" || mode == "hitsncu", a, b, lat, hits ? 3 : 0, hits ? 5 : 2);
+    if (mode == "mix" || mode == "mixncu" || mode == "hits" || mode == "hitsncu" || mode == "frac" ||
+        mode == "fracncu") {
+        bool hits = mode == "hits" || mode == "hitsncu", frac = mode == "frac" || mode == "fracncu";
+        bool for_ncu = mode == "mixncu" || mode == "hitsncu" || mode == "fracncu";
+        run_mix(for_ncu, a, b, lat, hits ? 3 : frac ? 6 : 0, hits ? 5 : frac ? 8 : 2);
         return 0;
     }
     printf("mode,elem,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");
