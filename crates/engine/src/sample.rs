@@ -11,7 +11,11 @@
 //! touch more than the L2 holds, only once the L2 has replaced as many
 //! lines as it holds, so that its write-backs are part of the steady
 //! state; where it may store more than the L2 keeps dirty, only once the
-//! L2 has begun writing back), the waves since then form the window: a least-squares line
+//! L2 has begun writing back, and only over a window at whose two ends
+//! the L2 holds as much dirty data, within [`TOLERANCE`] of the sectors
+//! written: write-backs that come in phases, as the replacement reaches
+//! lines stored together, make a window inside one phase write back more
+//! or less than the stores make dirty), the waves since then form the window: a least-squares line
 //! through the retirement times of each half gives its time per block,
 //! and when the two halves agree within [`TOLERANCE`], in time per block
 //! and in the traffic each sector issued causes (L1 hits, L2 sectors and
@@ -170,6 +174,9 @@ const SNAP_UNIT: [f64; SNAP] = [1.0, 1.0, 1.0, 1.0, 32.0, 32.0];
 /// the basis the other counters are extrapolated on.
 pub const BASIS: usize = SNAP;
 
+/// Where the snapshot keeps the L2 write sectors.
+const L2_WRITES: usize = 3;
+
 /// Time and time-dependent counters at a wave boundary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Mark {
@@ -182,6 +189,8 @@ pub struct Mark {
     pub work: u64,
     /// Counters then (see [`SNAP`]), and the sectors issued ([`BASIS`]).
     pub c: [u64; SNAP + 1],
+    /// Dirty sectors the L2 holds then (not extrapolated).
+    pub dirty: u64,
 }
 
 /// What a sampled run extrapolates with.
@@ -357,6 +366,21 @@ impl Sampler {
                 return None;
             }
         }
+        // Where the L2 writes back, its dirty data must have settled too:
+        // in a steady state the slices write back as many sectors as the
+        // stores make dirty, so the dirty data they hold is the same at
+        // both ends of the window. Where it is not (write-backs that come
+        // in phases, as an LRU sweep reaches the lines stored together),
+        // the window's DRAM writes are not the rest's: it grows until it
+        // spans whole phases.
+        if self.need_writeback {
+            let (ma, mn) = (self.marks[a], self.marks[n]);
+            let held = mn.dirty.abs_diff(ma.dirty) as f64;
+            let written = (mn.c[L2_WRITES] - ma.c[L2_WRITES]) as f64;
+            if held > TOLERANCE * written {
+                return None;
+            }
+        }
         // The units' work: a kernel ends when its work has drained, so where
         // the work booked per block outruns the retirements, that is the
         // rate, and it must have settled too.
@@ -431,6 +455,7 @@ mod tests {
                     t,
                     work: t,
                     c: [3 * (i + 1), 0, 0, 0, 0, 0, 2 * (i + 1)],
+                    dirty: 0,
                 };
                 if let Some(st) = s.wave_done(m, false, false) {
                     return Some((st, (i + 1) / s.wave));
@@ -477,6 +502,7 @@ mod tests {
                     t,
                     work: 250 * (i + 1),
                     c: [0, 0, 0, 0, 0, 0, i + 1],
+                    dirty: 0,
                 };
                 if let Some(st) = s.wave_done(m, false, false) {
                     found = Some(st);
@@ -515,6 +541,7 @@ mod tests {
                     t,
                     work: t,
                     c: [0, 0, 0, 0, 0, written, 2 * (i + 1)],
+                    dirty: 0,
                 };
                 if let Some(st) = s.wave_done(m, false, false) {
                     found = Some((st, (i + 1) / 10));
@@ -524,6 +551,39 @@ mod tests {
         }
         let (st, wave) = found.expect("settled");
         assert!(wave > 10 + 2 * HALF_WAVES as u64, "settled at wave {wave}");
+        assert!((st.per_sector[5] - 32.0).abs() < 1e-9, "{st:?}");
+    }
+
+    #[test]
+    fn write_backs_in_phases_wait_for_the_dirty_data_to_settle() {
+        // Blocks retire every 100 ps, each making 1 sector dirty; the L2
+        // writes back at an even rate, but its dirty data grows for 20
+        // waves (write-backs lag the stores by half) before the write-backs
+        // catch up. A window inside the growth would take its DRAM writes
+        // for the rest's: the sampler settles only after it.
+        let mut s = Sampler::new(10, false, true);
+        let (mut written, mut dirty) = (0u64, 0u64);
+        let mut found = None;
+        for i in 0..80 * 10u64 {
+            let back = if i < 200 { i % 2 } else { 1 };
+            written += 32 * back;
+            dirty += 1 - back;
+            let t = 100 * (i + 1);
+            if s.block_done(t) {
+                let m = Mark {
+                    t,
+                    work: t,
+                    c: [0, 0, 0, i + 1, 0, written, i + 1],
+                    dirty,
+                };
+                if let Some(st) = s.wave_done(m, false, written > 0) {
+                    found = Some((st, (i + 1) / 10));
+                    break;
+                }
+            }
+        }
+        let (st, wave) = found.expect("settled");
+        assert!(wave > 20 + 2 * HALF_WAVES as u64, "settled at wave {wave}");
         assert!((st.per_sector[5] - 32.0).abs() < 1e-9, "{st:?}");
     }
 
@@ -544,6 +604,7 @@ mod tests {
                     t: 100 * i,
                     work: 100 * i,
                     c: [0; SNAP + 1],
+                    dirty: 0,
                 },
                 turned,
                 false,

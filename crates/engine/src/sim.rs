@@ -1035,6 +1035,7 @@ impl<'a> Simulation<'a> {
                 ds.bytes_written,
                 self.counters.sectors_ld + self.counters.sectors_st,
             ],
+            dirty: self.l2.as_ref().map_or(0, |l| l.dirty_sectors()),
         };
         if let Some(st) = s.wave_done(m, turned_over, ds.bytes_written > 0) {
             self.steady = Some(st);
