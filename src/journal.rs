@@ -113,8 +113,9 @@ impl Journal {
                     return Err(err(
                         path,
                         format!(
-                            "holds {n} finished points of a run that did not complete: add \
-                             --resume to continue it, or delete the file to start over"
+                            "holds {n} finished point{} of a run that did not complete: add \
+                             --resume to continue it, or delete the file to start over",
+                            if n == 1 { "" } else { "s" }
                         ),
                     ));
                 }
