@@ -242,6 +242,35 @@ fn assert_some_percentiles(text: &str, key: &str, r: &PointResult, bound: f64, w
     }
 }
 
+/// The value of parameter `name` at point `r`.
+fn param(r: &PointResult, name: &str) -> i64 {
+    r.point.iter().find(|(x, _)| x == name).unwrap().1
+}
+
+/// Runs `workloads/latmix.ron` at 256 MiB on the H200 for every `elem` and
+/// `v` given and compares each point's percentiles `which` with the row
+/// `mix,ELEM,V,` of the tools/measure/latspread CSV at `csv`, each within
+/// `bound(v)`.
+fn assert_latmix_percentiles(
+    csv: &str,
+    elems: &[i64],
+    vs: &[i64],
+    bound: impl Fn(i64) -> f64,
+    which: &[usize],
+) {
+    let text = std::fs::read_to_string(repo(csv)).unwrap();
+    let sims = run(
+        &device("h200"),
+        &workload("latmix"),
+        &[("nMB", &[256]), ("elem", elems), ("v", vs)],
+    );
+    assert_eq!(sims.len(), elems.len() * vs.len());
+    for r in &sims {
+        let (elem, v) = (param(r, "elem"), param(r, "v"));
+        assert_some_percentiles(&text, &format!("mix,{elem},{v},"), r, bound(v), which);
+    }
+}
+
 /// The latencies of a load in a read-only DRAM-bound kernel (the load of
 /// seed 002's offset kernel alone, 256 MiB, float and double) against the
 /// H200's (tools/measure/latspread: clock64 around each warp's load): the
@@ -264,7 +293,7 @@ fn h200_read_only_load_latency_percentiles_within_15_percent() {
     );
     assert_eq!(sims.len(), 2);
     for r in &sims {
-        let elem = r.point.iter().find(|(x, _)| x == "elem").unwrap().1;
+        let elem = param(r, "elem");
         assert_percentiles(&text, &format!("ro,{elem},0,"), r, 0.15);
     }
 }
@@ -281,20 +310,13 @@ fn h200_read_only_load_latency_percentiles_within_15_percent() {
 /// asserted at 30%.
 #[test]
 fn h200_load_latency_beside_stores() {
-    let text =
-        std::fs::read_to_string(repo("tools/measure/latspread/results/mix/mix.csv")).unwrap();
-    let sims = run(
-        &device("h200"),
-        &workload("latmix"),
-        &[("nMB", &[256]), ("elem", &[8]), ("v", &[0, 1, 2])],
+    assert_latmix_percentiles(
+        "tools/measure/latspread/results/mix/mix.csv",
+        &[8],
+        &[0, 1, 2],
+        |v| if v == 1 { 0.30 } else { 0.15 },
+        &[0, 1, 2, 3],
     );
-    assert_eq!(sims.len(), 3);
-    for r in &sims {
-        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
-        let (elem, v) = (p("elem"), p("v"));
-        let bound = if v == 1 { 0.30 } else { 0.15 };
-        assert_percentiles(&text, &format!("mix,{elem},{v},"), r, bound);
-    }
 }
 
 /// The latencies of loads the L2 serves (tools/measure/latspread `hits`,
@@ -309,19 +331,13 @@ fn h200_load_latency_beside_stores() {
 /// warm launches hit.
 #[test]
 fn h200_l2_hits_beside_dram_traffic_spread_as_the_h200s() {
-    let text =
-        std::fs::read_to_string(repo("tools/measure/latspread/results/hits/hits.csv")).unwrap();
-    let sims = run(
-        &device("h200"),
-        &workload("latmix"),
-        &[("nMB", &[256]), ("elem", &[4, 8]), ("v", &[3, 5])],
+    assert_latmix_percentiles(
+        "tools/measure/latspread/results/hits/hits.csv",
+        &[4, 8],
+        &[3, 5],
+        |_| 0.15,
+        &[2],
     );
-    assert_eq!(sims.len(), 4);
-    for r in &sims {
-        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
-        let (elem, v) = (p("elem"), p("v"));
-        assert_some_percentiles(&text, &format!("mix,{elem},{v},"), r, 0.15, &[2]);
-    }
 }
 
 /// How widely the latencies of a load under load spread at 256 MiB
@@ -352,7 +368,7 @@ fn h200_loaded_load_latency_spread_is_entry_23s_gap() {
         &[("nMB", &[256]), ("elem", &[4]), ("stride", &[2])],
     ));
     for r in &sims {
-        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
+        let p = |n: &str| param(r, n);
         let (kernel, k) = match r.workload.as_str() {
             "offset" => ("offset", p("offset")),
             _ => ("stride", p("stride")),
@@ -416,7 +432,7 @@ fn h200_loaded_load_latency_within_15_percent() {
     let (mut gap, mut light) = (None, None);
     let mut errs = Vec::new();
     for r in &sims {
-        let p = |n: &str| r.point.iter().find(|(x, _)| x == n).unwrap().1;
+        let p = |n: &str| param(r, n);
         let (kernel, k) = match r.workload.as_str() {
             "offset" => ("offset", p("offset")),
             _ => ("stride", p("stride")),

@@ -76,11 +76,9 @@ pub struct L2 {
     dirty_limit: u32,
     partial_limit: u32,
     stats: L2Stats,
-    /// Sectors made dirty (clean or absent before a store), and dirty
-    /// sectors that left (evicted, or written back and kept clean), so
-    /// far: their difference is the dirty data the slices hold.
-    dirtied: u64,
-    undirtied: u64,
+    /// Dirty sectors the slices hold: a store adds those it makes dirty,
+    /// an eviction or a write-back that keeps its line clean takes them.
+    dirty_sectors: u64,
 }
 
 /// The dirty lines of one slice, in the order they became dirty (and, of
@@ -145,14 +143,13 @@ impl L2 {
             dirty_limit: l.dirty_lines.unwrap_or(u32::MAX),
             partial_limit: l.partial_lines.unwrap_or(u32::MAX),
             stats: L2Stats::default(),
-            dirtied: 0,
-            undirtied: 0,
+            dirty_sectors: 0,
         })
     }
 
     /// Notes a dirty line that slice `k` evicted.
     fn evicted(&mut self, k: usize, v: &Victim) {
-        self.undirtied += v.dirty.count_ones() as u64;
+        self.dirty_sectors -= v.dirty.count_ones() as u64;
         if let Some(d) = self.dirty.get_mut(k) {
             d.left(v);
         }
@@ -230,7 +227,7 @@ impl L2 {
             let Some(v) = self.slices[k].clean(old) else {
                 continue;
             };
-            self.undirtied += v.dirty.count_ones() as u64;
+            self.dirty_sectors -= v.dirty.count_ones() as u64;
             self.dirty[k].left(&v);
             accepted = accepted.max(self.write_back(k, v, t, mem));
         }
@@ -481,7 +478,7 @@ impl L2 {
         accepted = accepted.max(done);
         let w = self.slices[home].write_tracked(line, sectors, bytes, done);
         let was = w.before.map_or(0, |b| b.dirty);
-        self.dirtied += (w.now.dirty & !was).count_ones() as u64;
+        self.dirty_sectors += (w.now.dirty & !was).count_ones() as u64;
         if let Some(v) = w.victim {
             self.evicted(home, &v);
             accepted = accepted.max(self.write_back(home, v, done, mem));
@@ -504,7 +501,7 @@ impl L2 {
 
     /// Dirty sectors the slices hold now.
     pub fn dirty_sectors(&self) -> u64 {
-        self.dirtied - self.undirtied
+        self.dirty_sectors
     }
 
     /// Forgets port intervals before `t`.
