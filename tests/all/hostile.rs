@@ -656,3 +656,53 @@ fn more_banks_over_all_channels_than_the_model_keeps_are_refused() {
         &["dram.banks", "(over all channels)", "268435456"],
     );
 }
+
+/// A parameter value the kernel has no meaning for is refused before the
+/// run by the workload's `requires`, naming the condition, its line and
+/// the point: misalign's mode 9 used to run an empty kernel and report a
+/// bandwidth, latmix's v = 9 to fail mid-run on a division by zero.
+#[test]
+fn a_parameter_value_the_kernel_has_no_meaning_for_is_refused() {
+    refused(
+        &[
+            "run",
+            "configs/h200.ron",
+            "workloads/misalign.ron",
+            "--set",
+            "nMB=1",
+            "--set",
+            "mode=9",
+        ],
+        &[
+            "workloads/misalign.ron:",
+            "requires[0]",
+            "`mode >= 0 && mode <= 8` does not hold at",
+            "mode=9",
+            "mode is one of 0-8",
+        ],
+    );
+    refused(
+        &[
+            "run",
+            "configs/h200.ron",
+            "workloads/latmix.ron",
+            "--set",
+            "nMB=1",
+            "--set",
+            "v=0..=9",
+        ],
+        &["workloads/latmix.ron:", "v=9", "v is one of 0-8"],
+    );
+    // A condition that cannot be evaluated is named like any expression.
+    let bad = temp(
+        "requires.ron",
+        &kernel("4", "4096", "1").replace(
+            "    buffers:",
+            "    requires: [(\"n > m\", \"n is larger than m\")],\n    buffers:",
+        ),
+    );
+    refused(
+        &["run", "configs/h200.ron", &bad],
+        &["requires[0].0", "unknown name `m`"],
+    );
+}

@@ -21,6 +21,13 @@ pub struct Workload {
     /// Named constants computed from the parameters, in order.
     #[serde(default)]
     pub derived: Vec<(String, String)>,
+    /// What every point must meet: a condition over the parameters and
+    /// derived values (nonzero when met) and what it asks, in words. A
+    /// point that fails one is refused before anything runs, naming the
+    /// condition and the point (a mode number past the kernel's last, a
+    /// size the kernel does not divide).
+    #[serde(default)]
+    pub requires: Vec<(String, String)>,
     /// Global buffers.
     pub buffers: Vec<Buffer>,
     /// Shared-memory buffers: each block has its own copy of each
@@ -565,6 +572,18 @@ impl Workload {
             consts.push((name.clone(), v));
         }
         let lookup = |n: &str| consts.iter().rev().find(|(k, _)| k == n).map(|(_, v)| *v);
+        for (i, (cond, what)) in self.requires.iter().enumerate() {
+            let ok = eval_const(cond, &mut |n| lookup(n))
+                .map_err(|e| cerr(format!("requires[{i}].0"), cond, e))?;
+            if ok == 0 {
+                let at: Vec<String> = point.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                return Err(Diag::field(
+                    format!("requires[{i}]"),
+                    format!("`{cond}` does not hold at {}: {what}", at.join(" ")),
+                )
+                .with_text(cond, None));
+            }
+        }
         let dims = |field: &str, v: &[String]| -> Result<[u32; 3], Diag> {
             let mut d = [1u32; 3];
             for (i, t) in v.iter().enumerate() {
