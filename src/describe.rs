@@ -392,9 +392,7 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
             ("sm.max_threads", sm.max_threads / (warps * 32)),
             (
                 "sm.registers",
-                sm.registers
-                    .checked_div(regs_per_thread * warps * 32)
-                    .unwrap_or(u32::MAX),
+                d.blocks_by_registers(regs_per_thread, warps),
             ),
         ];
         let n = limits.iter().map(|l| l.1).min().unwrap_or(0);

@@ -201,7 +201,7 @@ fn overflowing_workload_numbers_are_errors() {
         (
             "regs_per_thread: 8",
             "regs_per_thread: 4294967295",
-            "does not fit on one SM",
+            "the device lets a thread use at most 63",
         ),
         (
             r#"block: ["256"]"#,

@@ -1803,5 +1803,5 @@ fn generator_makes_valid_kernels() {
     let c = generate(s.seed, 0);
     let ron = render(&c).expect("case 0 renders");
     let wl: Workload = ron_options().from_str(&ron).expect("case 0 parses");
-    assert_eq!(wl.regs_per_thread, c.regs);
+    assert_eq!(wl.regs_per_thread, engine::workload::Regs::Count(c.regs));
 }

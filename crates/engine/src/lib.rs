@@ -19,7 +19,7 @@ pub use sample::Sampling;
 pub use sim::{
     Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation, LATENCY_BIN_CYCLES,
 };
-pub use spec::{DeviceSpec, ReplyOrder};
+pub use spec::{DeviceSpec, RegisterAllocation, RegisterGranularity, ReplyOrder};
 pub use workload::{Point, Workload};
 
 use rayon::prelude::*;
@@ -402,7 +402,7 @@ pub fn run_point_with(
             inst.min_warp_instructions / warps,
         ))));
     }
-    let sim = Simulation::new(dev, &inst.program, wl.workload.regs_per_thread)
+    let sim = Simulation::new(dev, &inst.program, inst.regs_per_thread)
         .sampling(opts.sampling)
         .budget(budget);
     let out = sim.run_outcome().map_err(|e| match e {

@@ -717,10 +717,7 @@ impl<'a> Simulation<'a> {
             self.prog.grid_dim,
             self.prog.block_dim,
         )?;
-        let regs = self.regs_per_thread as u64 * warps as u64 * 32;
-        let by_regs = (sm.registers as u64)
-            .checked_div(regs)
-            .map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32);
+        let by_regs = self.dev.blocks_by_registers(self.regs_per_thread, warps);
         let sh = &self.dev.shared;
         let shared = self.prog.shared_bytes;
         if shared > sh.max_bytes_per_block as u64 {
@@ -739,6 +736,14 @@ impl<'a> Simulation<'a> {
             .min(sm.max_threads / (warps * 32))
             .min(by_regs)
             .min(by_shared);
+        let max_regs = self.dev.register_allocation().max_per_thread;
+        if self.regs_per_thread > max_regs {
+            return Err(format!(
+                "{} registers per thread: the device lets a thread use at most {max_regs} \
+                 (sm.register_allocation.max_per_thread, or its compute capability's)",
+                self.regs_per_thread
+            ));
+        }
         if n == 0 {
             return Err(format!(
                 "a block of {threads} threads with {} registers per thread and {shared} bytes of \
@@ -1719,7 +1724,7 @@ mod tests {
             set.iter().map(|(n, v)| (n.to_string(), vec![*v])).collect();
         let point = wl.points(&o).unwrap().remove(0);
         let inst = wl.workload.instantiate(&point).unwrap();
-        let mut sim = Simulation::new(&dev, &inst.program, wl.workload.regs_per_thread);
+        let mut sim = Simulation::new(&dev, &inst.program, inst.regs_per_thread);
         sim.group_waits = group;
         sim.run_outcome().unwrap()
     }

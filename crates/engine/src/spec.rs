@@ -142,6 +142,99 @@ pub struct SmSpec {
     pub barrier_arrival_cycles: f64,
     /// Cycles from the last arrival's registration to the warps' release.
     pub barrier_latency_cycles: u32,
+    /// How the register file is handed out to blocks. Optional: without
+    /// it, the compute capability's ([`RegisterAllocation::of_compute_capability`]).
+    #[serde(default)]
+    pub register_allocation: Option<RegisterAllocation>,
+}
+
+/// What a warp's or a block's registers are counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum RegisterGranularity {
+    /// Each warp gets `registers x 32` rounded up to `unit` (CC 2.0 on).
+    Warp,
+    /// Each block gets `registers x 32 x` its warps (rounded up to
+    /// `warp_step`) rounded up to `unit` (CC 1.x).
+    Block,
+}
+
+/// The register file's allocation rule, as Nsight Compute's occupancy
+/// calculator gives it per compute capability (its "GPU Data": register
+/// allocation unit size and granularity, warp allocation granularity).
+/// A block of `w` warps at `r` registers a thread fits
+///
+/// ```text
+///   Warp:   floor_to(registers / ceil_to(32 r, unit), warp_step) / w   blocks
+///   Block:  registers / ceil_to(ceil_to(w, warp_step) x 32 r, unit)    blocks
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterAllocation {
+    /// Per warp or per block.
+    pub granularity: RegisterGranularity,
+    /// Registers are handed out in multiples of this many.
+    pub unit: u32,
+    /// Warps are counted in multiples of this many: with `Warp`, the warps
+    /// the register file holds are rounded down to it; with `Block`, a
+    /// block's warps are rounded up to it.
+    pub warp_step: u32,
+    /// Registers a thread may use at most (a kernel past it cannot launch).
+    pub max_per_thread: u32,
+}
+
+impl RegisterAllocation {
+    /// The rule of compute capability `cc` (Nsight Compute's occupancy
+    /// calculator, "GPU Data"; reproduced in T. McDonell's `cuda` package,
+    /// `Foreign.CUDA.Analysis.Device`): CC 1.0-1.1 per block in units of
+    /// 256, CC 1.2-1.3 of 512 (warps in pairs, 124 registers a thread at
+    /// most); CC 2.x per warp in units of 64 (warps in pairs, 63 at most);
+    /// CC 3.0 on per warp in units of 256 (warps in fours, in pairs on CC
+    /// 5.2, 5.3 and 6.0; 63 at most on CC 3.0, 255 from CC 3.5).
+    pub fn of_compute_capability(cc: (u32, u32)) -> RegisterAllocation {
+        use RegisterGranularity::{Block, Warp};
+        let (granularity, unit, warp_step, max_per_thread) = match cc {
+            (1, 0 | 1) => (Block, 256, 2, 124),
+            (1, _) => (Block, 512, 2, 124),
+            (2, _) => (Warp, 64, 2, 63),
+            (3, 0) => (Warp, 256, 4, 63),
+            (5, 2 | 3) | (6, 0) => (Warp, 256, 2, 255),
+            _ => (Warp, 256, 4, 255),
+        };
+        RegisterAllocation {
+            granularity,
+            unit,
+            warp_step,
+            max_per_thread,
+        }
+    }
+
+    /// Blocks of `warps` warps at `regs` registers a thread that a register
+    /// file of `registers` holds (`u32::MAX` for kernels that name no
+    /// registers, 0 past `max_per_thread`).
+    pub fn blocks(&self, registers: u32, regs: u32, warps: u32) -> u32 {
+        if regs == 0 {
+            return u32::MAX;
+        }
+        if regs > self.max_per_thread || warps == 0 {
+            return 0;
+        }
+        let (file, unit, step) = (
+            registers as u64,
+            self.unit.max(1) as u64,
+            self.warp_step.max(1) as u64,
+        );
+        let (r, w) = (regs as u64, warps as u64);
+        let n = match self.granularity {
+            RegisterGranularity::Warp => {
+                let per_warp = (32 * r).next_multiple_of(unit);
+                file / per_warp / step * step / w
+            }
+            RegisterGranularity::Block => {
+                file / (w.next_multiple_of(step) * 32 * r).next_multiple_of(unit)
+            }
+        };
+        n.min(u32::MAX as u64) as u32
+    }
 }
 
 /// L1 data cache.
@@ -255,6 +348,21 @@ pub struct LaunchSpec {
 }
 
 impl DeviceSpec {
+    /// The register file's allocation rule: the config's, else the compute
+    /// capability's.
+    pub fn register_allocation(&self) -> RegisterAllocation {
+        self.sm
+            .register_allocation
+            .unwrap_or_else(|| RegisterAllocation::of_compute_capability(self.compute_capability))
+    }
+
+    /// Blocks of `warps` warps at `regs` registers a thread that one SM's
+    /// register file holds.
+    pub fn blocks_by_registers(&self, regs: u32, warps: u32) -> u32 {
+        self.register_allocation()
+            .blocks(self.sm.registers, regs, warps)
+    }
+
     /// Checks values that serde cannot; returns the field path and reason.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |p: &str, m: String| Err((p.to_string(), m));
@@ -683,4 +791,40 @@ fn line_geometry(at: &str, c: &cache::CacheSpec) -> Result<(), (String, String)>
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(cc: (u32, u32)) -> RegisterAllocation {
+        RegisterAllocation::of_compute_capability(cc)
+    }
+
+    #[test]
+    fn a_warps_registers_are_rounded_up_to_the_unit_and_the_warps_down_to_fours() {
+        let r = rule((9, 0));
+        // 35 registers: 1120 a warp, 1280 allocated; 51 warps, 48 counted.
+        assert_eq!(r.blocks(65536, 35, 8), 6);
+        assert_eq!(r.blocks(65536, 32, 8), 8);
+        assert_eq!(r.blocks(65536, 255, 8), 1);
+        assert_eq!(r.blocks(65536, 256, 1), 0, "past max_per_thread");
+        assert_eq!(r.blocks(65536, 0, 8), u32::MAX, "no registers named");
+    }
+
+    #[test]
+    fn fermi_rounds_a_warp_to_64_registers_and_counts_warps_in_pairs() {
+        // 21 registers: 672 a warp, 704 allocated; 46 warps of 32768.
+        assert_eq!(rule((2, 0)).blocks(32768, 21, 6), 7);
+        assert_eq!(rule((2, 0)).blocks(32768, 64, 1), 0, "past 63");
+    }
+
+    #[test]
+    fn tesla_rounds_a_whole_block() {
+        // CC 1.3: 5 warps count as 6, 6 x 32 x 10 = 1920 registers, 2048
+        // allocated: 8 blocks of 16384 registers.
+        assert_eq!(rule((1, 3)).blocks(16384, 10, 5), 8);
+        // CC 1.0: units of 256: 1920 rounds to 2048 as well, 4 of 8192.
+        assert_eq!(rule((1, 0)).blocks(8192, 10, 5), 4);
+    }
 }

@@ -38,9 +38,12 @@ pub struct Workload {
     pub grid: Vec<String>,
     /// Block dimensions (1 to 3 expressions).
     pub block: Vec<String>,
-    /// Registers per thread (as `nvcc -Xptxas -v` reports); limits occupancy.
+    /// Registers per thread (as `nvcc -Xptxas -v` reports); limits
+    /// occupancy. A number, or an expression of the parameters and derived
+    /// values (a kernel compiled per parameter value, each with its own
+    /// count).
     #[serde(default = "default_regs")]
-    pub regs_per_thread: u32,
+    pub regs_per_thread: Regs,
     /// The useful bytes moved, for the bandwidth column.
     pub useful_bytes: String,
     /// The kernel.
@@ -51,8 +54,18 @@ pub struct Workload {
     pub dir: Option<std::path::PathBuf>,
 }
 
-fn default_regs() -> u32 {
-    16
+fn default_regs() -> Regs {
+    Regs::Count(16)
+}
+
+/// Registers per thread: a number or an expression.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Regs {
+    /// A fixed count.
+    Count(u32),
+    /// An expression of the parameters and derived values.
+    Expr(String),
 }
 
 /// A parameter.
@@ -234,6 +247,8 @@ pub struct Instance {
     pub program: Program,
     /// Useful bytes.
     pub useful_bytes: u64,
+    /// Registers per thread at this point.
+    pub regs_per_thread: u32,
     /// Warp instructions the grid executes at least: blocks x warps per
     /// block x the fewest a warp can run (loops with constant bounds
     /// counted whole, branches by their shorter side; at least one, the
@@ -718,6 +733,21 @@ impl Workload {
                 format!("is negative ({useful})"),
             ));
         }
+        let regs_per_thread = match &self.regs_per_thread {
+            Regs::Count(n) => *n,
+            Regs::Expr(t) => {
+                let v = eval_const(t, &mut |n| lookup(n))
+                    .map_err(|e| cerr("regs_per_thread".into(), t, e))?;
+                if !(1..=65536).contains(&v) {
+                    return Err(Diag::field(
+                        "regs_per_thread",
+                        format!("must be between 1 and 65536, but `{t}` is {v}"),
+                    )
+                    .with_text(t, None));
+                }
+                v as u32
+            }
+        };
         let consts_fn = |n: &str| lookup(n);
         let program = Program::compile(
             &self.kernel,
@@ -751,6 +781,7 @@ impl Workload {
         Ok(Instance {
             program,
             useful_bytes: useful as u64,
+            regs_per_thread,
             min_warp_instructions,
         })
     }

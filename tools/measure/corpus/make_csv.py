@@ -269,11 +269,13 @@ def misalign():
 def latmix():
     rows = []
     # (run, its CSV of warm times, its Nsight Compute launches): v = 0-2,
-    # the L2-hit loads of v = 3-5, a fraction of the stores (v = 6-8).
+    # the L2-hit loads of v = 3-5, a fraction of the stores (v = 6-8), the
+    # stores moved (v = 9, 10).
     base = "tools/measure/latspread/results"
     for run, times, launches in ((f"{base}/mix", "mix.csv", "mix_ncu.csv"),
                                  (f"{base}/hits", "hits.csv", "hits_ncu.csv"),
-                                 (f"{base}/frac", "frac.csv", "frac_ncu.csv")):
+                                 (f"{base}/frac", "frac.csv", "frac_ncu.csv"),
+                                 (f"{base}/shift", "shift.csv", "shift_ncu.csv")):
         warm = {}
         with open(f"{run}/{times}") as f:
             for r in csv.DictReader(f):

@@ -37,6 +37,14 @@
 // where their number is a multiple of 8 (V = 6), of 4 (V = 7), of 2
 // (V = 8), the others doing nothing: an eighth, a quarter and half of V = 1's
 // DRAM writes.
+// And whether the widening comes from where the stores land beside the
+// loads (`./latspread shift`): the odd blocks store as V = 1, as many
+// bytes, but
+//   V = 9   half the buffer away: b[(t + n/2) mod n] (the write stream in
+//           other rows than the read stream at the same time)
+//   V = 10  each warp's run of 32 elements to a scattered run:
+//           b[((w * 40503) mod (n/32)) * 32 + lane], w = t / 32 (whole
+//           lines, in no order)
 // (grid twice the loads'; lat_* over the timed loading warps). `./latspread
 // mixncu` launches each once, for Nsight Compute.
 //
@@ -52,6 +60,7 @@
 //         ./latspread mixncu  each mixed kernel launched once (Nsight Compute)
 //         ./latspread hits, hitsncu   the same for V = 3, 4, 5
 //         ./latspread frac, fracncu   the same for V = 6, 7, 8
+//         ./latspread shift, shiftncu the same for V = 9, 10
 //         ./latspread ack   loads and store acknowledgements (below)
 #include <cuda_runtime.h>
 
@@ -122,8 +131,13 @@ __global__ void k_mix(T *a, T *b, T *sink, uint32_t *lat, bool timed) {
     const uint64_t kept = (8ull << 20) / sizeof(T) - 1;
     if (blockIdx.x & 1) {
         if (V == 1 || V == 3) b[t] = (T)1;
-        if (V >= 6 && half % (V == 6 ? 8 : V == 7 ? 4 : 2) == 0) b[t] = (T)1;
+        if (V >= 6 && V <= 8 && half % (V == 6 ? 8 : V == 7 ? 4 : 2) == 0) b[t] = (T)1;
         if (V == 2) b[t & kept] = (T)1;
+        if (V == 9 || V == 10) {
+            const uint64_t n = BYTES / sizeof(T);
+            if (V == 9) b[(t + n / 2) % n] = (T)1;
+            else b[(((t >> 5) * 40503ull) % (n >> 5)) * 32 + (t & 31)] = (T)1;
+        }
         if (V == 5) {
             T w = b[t];
             if (w == (T)12345) sink[1] = w;
@@ -149,7 +163,9 @@ static void mix(int v, char *a, char *b, uint32_t *lat, bool timed) {
     else if (v == 5) k_mix<T, 5><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else if (v == 6) k_mix<T, 6><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
     else if (v == 7) k_mix<T, 7><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
-    else k_mix<T, 8><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 8) k_mix<T, 8><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else if (v == 9) k_mix<T, 9><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
+    else k_mix<T, 10><<<blocks, 256>>>((T *)a, (T *)b, sink, lat, timed);
 }
 
 template <typename T, int MODE>
@@ -323,10 +339,11 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "mix" || mode == "mixncu" || mode == "hits" || mode == "hitsncu" || mode == "frac" ||
-        mode == "fracncu") {
+        mode == "fracncu" || mode == "shift" || mode == "shiftncu") {
         bool hits = mode == "hits" || mode == "hitsncu", frac = mode == "frac" || mode == "fracncu";
-        bool for_ncu = mode == "mixncu" || mode == "hitsncu" || mode == "fracncu";
-        run_mix(for_ncu, a, b, lat, hits ? 3 : frac ? 6 : 0, hits ? 5 : frac ? 8 : 2);
+        bool shift = mode == "shift" || mode == "shiftncu";
+        bool for_ncu = mode == "mixncu" || mode == "hitsncu" || mode == "fracncu" || mode == "shiftncu";
+        run_mix(for_ncu, a, b, lat, hits ? 3 : frac ? 6 : shift ? 9 : 0, hits ? 5 : frac ? 8 : shift ? 10 : 2);
         return 0;
     }
     printf("mode,elem,k,plain_us,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99\n");

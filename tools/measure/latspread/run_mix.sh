@@ -7,15 +7,17 @@
 #   hits  V = 3-5: L2-hit loads beside stores to DRAM, nothing, DRAM loads
 #   frac  V = 6-8: DRAM loads beside an eighth, a quarter, half of the
 #         stores of V = 1
+#   shift V = 9-10: DRAM loads beside V = 1's stores half the buffer away,
+#         or to scattered whole lines
 #
-# Usage: tools/measure/latspread/run_mix.sh [mix|hits|frac] [OUTDIR]
+# Usage: tools/measure/latspread/run_mix.sh [mix|hits|frac|shift] [OUTDIR]
 #        (default mix; OUTDIR default $OUT, else ./out)
 # Writes: env.txt, SET.csv, SET_ncu.csv.
 set -u -o pipefail
 SET=${1:-mix}
 case "$SET" in
-mix | hits | frac) ;;
-*) echo "usage: run_mix.sh [mix|hits|frac] [OUTDIR]"; exit 2 ;;
+mix | hits | frac | shift) ;;
+*) echo "usage: run_mix.sh [mix|hits|frac|shift] [OUTDIR]"; exit 2 ;;
 esac
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 measure_ncu_h200 latspread "${2:-}"
