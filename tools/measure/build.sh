@@ -94,3 +94,41 @@ probe_metrics() {
     fi
     echo "metrics used: $M" | tee -a "$ENV"
 }
+
+# The Nsight Compute part of a campaign whose program runs its cases under
+# `BIN ncu [FROM TO [REPS]]`: the metric list WANT (one per line) tried on
+# case 0, then OUTDIR/ncu.csv (one cold launch per case, every metric) and
+# OUTDIR/ncu_time.csv (five cold launches per case, the duration alone).
+#   ncu_campaign "$WANT"
+ncu_campaign() {
+    need_ncu
+    "$NCU" --version >>"$ENV" 2>&1
+    echo "== ncu metric check ($(date -u '+%H:%M:%S'))"
+    NCUARGS=(--clock-control none --cache-control all --print-units base --csv --kernel-name regex:^k_)
+    probe_metrics "$1" "$BIN" ncu 0 1
+    echo "== ncu all metrics ($(date -u '+%H:%M:%S'))"
+    timeout 200 "$NCU" "${NCUARGS[@]}" --metrics "$M" "$BIN" ncu >"$OUTDIR/ncu.csv" 2>&1
+    echo "ncu rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu.csv")"
+    echo "== ncu duration x5 ($(date -u '+%H:%M:%S'))"
+    timeout 150 "$NCU" "${NCUARGS[@]}" --metrics gpu__time_duration.sum "$BIN" ncu 0 100000 5 >"$OUTDIR/ncu_time.csv" 2>&1
+    echo "ncu time rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu_time.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu_time.csv")"
+}
+
+# Registers per kernel (the ptxas report in ENV), then each kernel's opcodes
+# with their counts and its number of SASS instructions (INSTR), to
+# OUTDIR/sass_counts.txt; the SASS itself to OUTDIR/sass.txt.
+#   sass_counts
+sass_counts() {
+    {
+        echo "# registers per thread (ptxas -v)"
+        grep -E "Compiling entry|Used [0-9]+ registers" "$ENV" | paste - - |
+            sed -E 's/.*entry function .(_Z[^ ]*). for .sm_90.*Used ([0-9]+) registers.*/\1 \2/' | c++filt
+        echo "# spills (ptxas -v)"
+        grep -E "spill" "$ENV" | sort | uniq -c
+        echo "# kernel opcode count (INSTR = all SASS instructions)"
+        cuobjdump -sass "$BIN" | awk '/Function :/ {fn = $3}
+            /^ +\/\*[0-9a-f]+\*\/ +[A-Z@]/ {c[fn " INSTR"]++; match($0, /\*\/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*/); s = substr($0, RSTART, RLENGTH); sub(/.*\*\/ +(@!?U?P[0-9T] +)?/, "", s); sub(/\..*/, "", s); c[fn " " s]++}
+            END {for (k in c) print k, c[k]}' | sort | c++filt
+    } >"$OUTDIR/sass_counts.txt" 2>&1
+    cuobjdump -sass "$BIN" | c++filt >"$OUTDIR/sass.txt" 2>&1
+}

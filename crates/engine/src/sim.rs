@@ -764,6 +764,13 @@ impl<'a> Simulation<'a> {
     /// the extrapolation).
     pub fn run_outcome(mut self) -> Result<Outcome, SimError> {
         let per_sm = self.blocks_per_sm().map_err(SimError::Launch)?;
+        // The L1 is what the kernel's shared memory leaves of their array.
+        if let Some(l1) = self.dev.l1.as_ref().filter(|l| !l.carveouts.is_empty()) {
+            let spec = l1.for_kernel(&self.dev.shared, per_sm, self.prog.shared_bytes);
+            for sm in &mut self.sms {
+                sm.set_l1(spec.clone());
+            }
+        }
         let total = self.prog.blocks();
         if total == 0 {
             return Err(SimError::Launch("the grid has no blocks".into()));
@@ -1297,6 +1304,7 @@ impl<'a> Simulation<'a> {
         count_instruction(&mut self.counters, is_load, &lines);
         let issue = self.sms[sm_i].issue_mem(t);
         let l1_caches = is_load
+            && !a.l2_only
             && self.dev.l1.is_some()
             && matches!(rule, Rule::Sectors | Rule::Lines { bytes: 128 });
         // Bring every set this instruction will look up (and, for a load,

@@ -217,6 +217,11 @@ impl Sm {
         self.inflight.advance(t);
     }
 
+    /// Replaces the (cold) L1 with one of geometry `spec`.
+    pub fn set_l1(&mut self, spec: cache::CacheSpec) {
+        self.l1 = Some(Cache::new(spec));
+    }
+
     /// The L1, where global loads are cached.
     pub fn l1(&mut self) -> Option<&mut Cache> {
         self.l1.as_mut()

@@ -241,10 +241,44 @@ impl RegisterAllocation {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct L1Spec {
-    /// Geometry.
+    /// Geometry. With `carveouts`, `size_bytes` is the array the L1 shares
+    /// with shared memory, all of it L1.
     pub cache: CacheSpec,
     /// Load-to-use latency of a hit, SM cycles.
     pub hit_latency_cycles: u32,
+    /// The shared-memory sizes the L1's array can be split at, bytes,
+    /// ascending (the carveout): a kernel gets the smallest that holds the
+    /// shared memory of the blocks an SM holds at once (each block's
+    /// allocation with the bytes reserved per block), and the L1 the rest
+    /// of `cache.size_bytes`. Empty (the default): the L1 is
+    /// `cache.size_bytes` whatever the kernel.
+    #[serde(default)]
+    pub carveouts: Vec<u32>,
+}
+
+impl L1Spec {
+    /// The L1's geometry for a kernel whose SM holds `blocks` blocks of
+    /// `shared` declared bytes of shared memory each (`shared_spec`'s
+    /// allocation rule): the array less the carveout, in whole sets.
+    pub fn for_kernel(&self, shared_spec: &SharedSpec, blocks: u32, shared: u64) -> CacheSpec {
+        let mut c = self.cache.clone();
+        if self.carveouts.is_empty() {
+            return c;
+        }
+        // A block takes its reserved bytes even where it declares none.
+        let per_block = (shared + shared_spec.reserved_bytes_per_block as u64)
+            .next_multiple_of(shared_spec.alloc_unit_bytes.max(1) as u64);
+        let need = per_block * blocks as u64;
+        let carve = self
+            .carveouts
+            .iter()
+            .map(|&x| x as u64)
+            .find(|&x| x >= need)
+            .unwrap_or_else(|| *self.carveouts.last().unwrap() as u64);
+        let set = c.line_bytes as u64 * c.ways as u64;
+        c.size_bytes = (c.size_bytes.saturating_sub(carve) / set * set).max(set);
+        c
+    }
 }
 
 /// L2 cache, split into slices.
@@ -414,6 +448,21 @@ impl DeviceSpec {
                 .validate()
                 .map_err(|x| ("l1.cache".to_string(), x.to_string()))?;
             line_geometry("l1.cache", &l1.cache)?;
+            let c = &l1.carveouts;
+            if c.windows(2).any(|w| w[0] >= w[1]) {
+                return e("l1.carveouts", "must be ascending".into());
+            }
+            if let Some(&last) = c.last() {
+                if last as u64 >= l1.cache.size_bytes {
+                    return e(
+                        "l1.carveouts",
+                        format!(
+                            "the largest ({last}) must leave some of l1.cache.size_bytes ({}) to the L1",
+                            l1.cache.size_bytes
+                        ),
+                    );
+                }
+            }
         }
         if let Some(l2) = &self.l2 {
             l2.slice
@@ -817,6 +866,47 @@ mod tests {
         // 21 registers: 672 a warp, 704 allocated; 46 warps of 32768.
         assert_eq!(rule((2, 0)).blocks(32768, 21, 6), 7);
         assert_eq!(rule((2, 0)).blocks(32768, 64, 1), 0, "past 63");
+    }
+
+    #[test]
+    fn the_l1_is_what_the_kernels_shared_memory_leaves_of_the_array() {
+        let shared = SharedSpec {
+            bytes_per_sm: 233472,
+            max_bytes_per_block: 232448,
+            reserved_bytes_per_block: 1024,
+            alloc_unit_bytes: 128,
+            banks: 32,
+            bank_bytes: 4,
+            pass_lanes: 32,
+            load_group_bytes: 256,
+            store_group_bytes: 128,
+            latency_cycles: 23,
+        };
+        let l1 = L1Spec {
+            cache: CacheSpec {
+                size_bytes: 262144,
+                line_bytes: 128,
+                sector_bytes: 32,
+                ways: 4,
+                set_index: cache::SetIndex::Linear,
+            },
+            hit_latency_cycles: 32,
+            carveouts: [0, 8, 16, 32, 64, 100, 132, 164, 196, 228]
+                .map(|k| k * 1024)
+                .to_vec(),
+        };
+        // No shared memory: 8 blocks reserve 8 KiB, the smallest split.
+        assert_eq!(l1.for_kernel(&shared, 8, 0).size_bytes, 248 * 1024);
+        // 32 blocks of 1 KiB reserved: 32 KiB.
+        assert_eq!(l1.for_kernel(&shared, 32, 0).size_bytes, 224 * 1024);
+        // One block of 200 KiB (and its 1 KiB): 228 KiB of shared memory.
+        assert_eq!(l1.for_kernel(&shared, 1, 200 * 1024).size_bytes, 28 * 1024);
+        // Without carveouts the L1 stays whole.
+        let fixed = L1Spec {
+            carveouts: Vec::new(),
+            ..l1.clone()
+        };
+        assert_eq!(fixed.for_kernel(&shared, 8, 0).size_bytes, 262144);
     }
 
     #[test]

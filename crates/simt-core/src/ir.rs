@@ -95,6 +95,22 @@ pub struct Access {
     /// waits until they have arrived.
     #[serde(default)]
     pub src: Vec<String>,
+    /// Loads: where the line is cached (`All`, the default; `L2`: not in
+    /// the L1, as `ld.global.cg` / `__ldcg` loads).
+    #[serde(default)]
+    pub cache: CacheOp,
+}
+
+/// Where a load's line is cached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+pub enum CacheOp {
+    /// In the L1 and the L2 (`ld.global.ca`, the default of global loads
+    /// where the device caches them in the L1).
+    #[default]
+    All,
+    /// In the L2 only (`ld.global.cg`, `__ldcg`): the L1 looks the line up
+    /// (the request and its sectors count there) but neither hits nor keeps it.
+    L2,
 }
 
 impl fmt::Display for Stmt {
@@ -117,7 +133,11 @@ impl fmt::Display for Stmt {
                 if let Some(d) = &a.dst {
                     write!(f, "{d} = ")?;
                 }
-                write!(f, "load{} {}", a.width_suffix(), a.place())
+                write!(f, "load{} {}", a.width_suffix(), a.place())?;
+                if a.cache == CacheOp::L2 {
+                    write!(f, " (L2 only)")?;
+                }
+                Ok(())
             }
             Stmt::Sync => write!(f, "__syncthreads()"),
             Stmt::Store(a) => {

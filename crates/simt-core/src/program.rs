@@ -102,6 +102,8 @@ pub struct MemOp {
     /// Register slot that receives the loaded values (loads of a buffer
     /// with declared contents whose `dst` an expression uses).
     pub(crate) value_slot: Option<u16>,
+    /// A load that bypasses the L1 (`CacheOp::L2`).
+    pub l2_only: bool,
 }
 
 impl MemOp {
@@ -115,6 +117,7 @@ impl MemOp {
         acc.pc = pc;
         acc.dst = self.dst;
         acc.srcs = self.srcs;
+        acc.l2_only = self.l2_only;
     }
 }
 
@@ -865,6 +868,7 @@ impl Compiler<'_, '_> {
                 dst,
                 srcs,
                 value_slot,
+                l2_only: a.cache == crate::ir::CacheOp::L2,
             }),
             path,
             s.to_string(),

@@ -73,6 +73,8 @@ pub struct WarpAccess {
     pub dst: Option<u8>,
     /// Data registers read, as a mask.
     pub srcs: u32,
+    /// A load that bypasses the L1.
+    pub l2_only: bool,
 }
 
 impl Default for WarpAccess {
@@ -86,6 +88,7 @@ impl Default for WarpAccess {
             pc: 0,
             dst: None,
             srcs: 0,
+            l2_only: false,
         }
     }
 }

@@ -19,70 +19,22 @@ Reads RESULTS_DIR/{ncu.csv,ncu_time.csv,time.csv}; writes
                               (workloads/reg_chain.ron); time_ns is the
                               median of the five cold launches
 
-Plain Python, so that it runs anywhere.
+Plain Python, so that it runs anywhere (the reading is ../campaign.py).
 """
-import csv
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from campaign import corpus_row, tidy_rows, write_rows  # noqa: E402
+
 RES = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results")
 DST = os.path.join(HERE, "..", "..", "..", "tests", "data", "h200", "corpus", "occupancy.csv")
-# Extra warp instructions a warp of k_chain<K> executes beyond k_chain<0>'s
-# (smsp__inst_executed.sum / warps, this campaign's ncu.csv), which
-# workloads/reg_chain.ron runs as its chain: K -> instructions.
-KEY = ["kind", "k", "smem", "block", "grid"]
-
-
-def num(x):
-    return float(x.replace(",", ""))
-
-
-def ncu_cases(path):
-    """(CASE fields, {metric: value}) per profiled launch, in order."""
-    lines = open(path, errors="replace").read().splitlines()
-    cases = [l.split(",") for l in lines if l.startswith("CASE,")]
-    start = next(i for i, l in enumerate(lines) if l.startswith('"ID"'))
-    rows = list(csv.DictReader([l for l in lines[start:] if l.startswith('"')]))
-    by = {}
-    for r in rows:
-        by.setdefault(int(r["ID"]), {})[r["Metric Name"]] = r["Metric Value"]
-    launches = [by[k] for k in sorted(by)]
-    if len(launches) != len(cases):
-        sys.exit(f"{path}: {len(launches)} launches profiled, {len(cases)} CASE lines")
-    return list(zip(cases, launches))
 
 
 def main():
-    full = ncu_cases(os.path.join(RES, "ncu.csv"))
-    reps = {}
-    for c, m in ncu_cases(os.path.join(RES, "ncu_time.csv")):
-        reps.setdefault(int(c[1]), []).append(num(m["gpu__time_duration.sum"]))
-    warm = {int(r["index"]): r for r in csv.DictReader(open(os.path.join(RES, "time.csv")))}
-    metrics = [m for m in full[0][1] if m != "gpu__time_duration.sum"]
-    tidy = []
-    for c, m in full:
-        i = int(c[1])
-        t = reps[i]
-        row = dict(zip(KEY, c[2:7]))
-        row.update({
-            "time_ncu_ns": num(m["gpu__time_duration.sum"]),
-            "time_ncu_rep_med_ns": statistics.median(t),
-            "time_ncu_rep_min_ns": min(t),
-            "time_ncu_rep_max_ns": max(t),
-            "ncu_reps": len(t),
-            "time_warm_ns": warm[i]["warm_ns"],
-            "check_bad": warm[i]["check_bad"],
-        })
-        for k in metrics:
-            row[k] = num(m[k])
-        tidy.append(row)
-    head = list(tidy[0])
-    with open(os.path.join(RES, "occupancy.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=head, lineterminator="\n")
-        w.writeheader()
-        w.writerows(tidy)
+    tidy, metrics = tidy_rows(RES, ["kind", "k", "smem", "block", "grid"])
+    write_rows(os.path.join(RES, "occupancy.csv"), tidy)
     counters = [k for k in metrics if not k.startswith("launch__occupancy") and "maximum_warps" not in k
                 and "shared_mem_per_block" not in k]
     out = []
@@ -91,16 +43,8 @@ def main():
             fam, params = "occupancy_smem", f"nMB=256;block={r['block']};smem={r['smem']}"
         else:
             fam, params = "occupancy_regs", f"nMB=256;block={r['block']};K={r['k']}"
-        row = {"family": fam, "params": params, "time_ns": r["time_ncu_rep_med_ns"],
-               "time_source": "ncu_cold_median_of_5", "time_warm_ns": r["time_warm_ns"]}
-        for k in counters:
-            row[k] = r[k]
-        out.append(row)
-    cols = ["family", "params", "time_ns", "time_source", "time_warm_ns"] + counters
-    with open(DST, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
-        w.writeheader()
-        w.writerows(out)
+        out.append(corpus_row(fam, params, r, counters))
+    write_rows(DST, out, ["family", "params", "time_ns", "time_source", "time_warm_ns"] + counters)
     print(f"{os.path.join(RES, 'occupancy.csv')}: {len(tidy)} rows; {os.path.normpath(DST)}: {len(out)} rows")
     for r in tidy:
         print(r["kind"], r["k"], r["smem"], "regs", int(r["launch__registers_per_thread"]),

@@ -32,18 +32,9 @@ echo "== build ok ($(date -u '+%H:%M:%S'))"
     echo "---- cuobjdump: $(cuobjdump --version | tail -1)"
 } >>"$ENV" 2>&1
 
-{
-    echo "# registers per thread (ptxas -v)"
-    grep -E "Compiling entry|Used [0-9]+ registers" "$ENV" | paste - - |
-        sed -E 's/.*entry function .(_Z[^ ]*). for .sm_90.*Used ([0-9]+) registers.*/\1 \2/' | c++filt
-    echo "# spills (ptxas -v)"
-    grep -E "spill" "$ENV" | sort | uniq -c
-    echo "# kernel opcode count (INSTR = all SASS instructions)"
-    cuobjdump -sass "$BIN" | awk '/Function :/ {fn = $3}
-        /^ +\/\*[0-9a-f]+\*\/ +[A-Z@]/ {c[fn " INSTR"]++; match($0, /\*\/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*/); s = substr($0, RSTART, RLENGTH); sub(/.*\*\/ +(@!?U?P[0-9T] +)?/, "", s); sub(/\..*/, "", s); c[fn " " s]++}
-        END {for (k in c) print k, c[k]}' | sort | c++filt
-} >"$OUTDIR/sass_counts.txt" 2>&1
-cuobjdump -sass "$BIN" | c++filt | awk '/Function :/ {keep = ($0 ~ /k_rw|k_chain<0>|k_chain<24>|k_chain<224>/)} keep' >"$OUTDIR/sass.txt" 2>&1
+sass_counts
+# (sass.txt keeps k_rw and k_chain<0>, <24> and <224>: the others differ only in the chain.)
+awk '/Function :/ {keep = ($0 ~ /k_rw|k_chain<0>|k_chain<24>|k_chain<224>/)} keep' "$OUTDIR/sass.txt" >"$TMP/sass.txt" && mv "$TMP/sass.txt" "$OUTDIR/sass.txt"
 grep -E "^(#|k_rw|k_chain<(0|24|224)>) (INSTR|IMAD|LDG|STG|BRA|ISETP|IADD3)" "$OUTDIR/sass_counts.txt" | head -40
 
 echo "== occ ($(date -u '+%H:%M:%S'))"
@@ -54,9 +45,6 @@ echo "== time ($(date -u '+%H:%M:%S'))"
 timeout 150 "$BIN" time "$OUTDIR/time.csv"
 echo "time rc=$?"
 
-need_ncu
-"$NCU" --version >>"$ENV" 2>&1
-echo "== ncu metric check ($(date -u '+%H:%M:%S'))"
 WANT="gpu__time_duration.sum
 sm__cycles_elapsed.avg.per_second
 l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
@@ -79,16 +67,7 @@ launch__occupancy_limit_shared_mem
 launch__occupancy_limit_warps
 launch__occupancy_limit_blocks
 sm__maximum_warps_per_active_cycle_pct"
-NCUARGS=(--clock-control none --cache-control all --print-units base --csv --kernel-name regex:^k_)
-probe_metrics "$WANT" "$BIN" ncu 0 1
-echo "== ncu all metrics ($(date -u '+%H:%M:%S'))"
-timeout 200 "$NCU" "${NCUARGS[@]}" --metrics "$M" "$BIN" ncu >"$OUTDIR/ncu.csv" 2>&1
-echo "ncu rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu.csv")"
-grep -v '^"' "$OUTDIR/ncu.csv" | grep -iE "error|warn|out\[0\]" | grep -v "unmodified GPU clocks" | head -5
-
-echo "== ncu duration x5 ($(date -u '+%H:%M:%S'))"
-timeout 150 "$NCU" "${NCUARGS[@]}" --metrics gpu__time_duration.sum "$BIN" ncu 0 100000 5 >"$OUTDIR/ncu_time.csv" 2>&1
-echo "ncu time rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu_time.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu_time.csv")"
+ncu_campaign "$WANT"
 
 {
     echo "---- after the run ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
