@@ -249,8 +249,38 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
                     bytes(l1.cache.size_bytes),
                     bytes(l1.cache.size_bytes * sm.count as u64)
                 ),
-                "l1.cache.size_bytes, x sm.count".into(),
+                if l1.carveouts.is_empty() {
+                    "l1.cache.size_bytes, x sm.count".into()
+                } else {
+                    "l1.cache.size_bytes, x sm.count: the array shared with shared memory, all of it L1".into()
+                },
             );
+            if !l1.carveouts.is_empty() {
+                // The L1 a kernel gets: the array less the smallest split
+                // that holds its blocks' shared memory (each block's
+                // reserved bytes even where it declares none).
+                let warps = 256u32.div_ceil(32);
+                let blocks = sm
+                    .max_blocks
+                    .min(sm.max_warps / warps)
+                    .min(sm.max_threads / 256)
+                    .min(d.blocks_by_registers(regs_per_thread, warps));
+                let none = l1.for_kernel(&d.shared, blocks, 0).size_bytes;
+                let most = l1
+                    .for_kernel(&d.shared, 1, d.shared.max_bytes_per_block as u64)
+                    .size_bytes;
+                o.row(
+                    "L1 of a kernel",
+                    format!("{} to {}", bytes(most), bytes(none)),
+                    format!(
+                        "l1.carveouts: the array less the smallest shared-memory split that holds the \
+                         blocks' shared memory ({} for {blocks} blocks of 256 threads without shared \
+                         memory, {} for one block of shared.max_bytes_per_block)",
+                        bytes(none),
+                        bytes(most)
+                    ),
+                );
+            }
             o.row(
                 "hit latency",
                 format!(
