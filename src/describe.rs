@@ -408,6 +408,14 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         "Occupancy ({regs_per_thread} registers per thread; limits: sm.max_blocks {}, sm.max_warps {}, sm.max_threads {}, sm.registers {})",
         sm.max_blocks, sm.max_warps, sm.max_threads, sm.registers
     ));
+    let max_regs = d.register_allocation().max_per_thread;
+    if regs_per_thread > max_regs {
+        let _ = writeln!(
+            o.0,
+            "  {regs_per_thread} registers per thread: more than the {max_regs} a thread may use \
+             (sm.register_allocation.max_per_thread, or the compute capability's): no block launches"
+        );
+    }
     let _ = writeln!(
         o.0,
         "  {:>6} {:>10} {:>10} {:>10}   limited by",
