@@ -259,12 +259,11 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
                 // The L1 a kernel gets: the array less the smallest split
                 // that holds its blocks' shared memory (each block's
                 // reserved bytes even where it declares none).
-                let warps = 256u32.div_ceil(32);
-                let blocks = sm
-                    .max_blocks
-                    .min(sm.max_warps / warps)
-                    .min(sm.max_threads / 256)
-                    .min(d.blocks_by_registers(regs_per_thread, warps));
+                let blocks = occupancy_limits(d, regs_per_thread, 256)
+                    .iter()
+                    .map(|l| l.1)
+                    .min()
+                    .unwrap_or(0);
                 let none = l1.for_kernel(&d.shared, blocks, 0).size_bytes;
                 let most = l1
                     .for_kernel(&d.shared, 1, d.shared.max_bytes_per_block as u64)
@@ -424,15 +423,7 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
     let mut bs = 32;
     while bs <= sm.max_threads_per_block {
         let warps = bs.div_ceil(32);
-        let limits = [
-            ("sm.max_blocks", sm.max_blocks),
-            ("sm.max_warps", sm.max_warps / warps),
-            ("sm.max_threads", sm.max_threads / (warps * 32)),
-            (
-                "sm.registers",
-                d.blocks_by_registers(regs_per_thread, warps),
-            ),
-        ];
+        let limits = occupancy_limits(d, regs_per_thread, bs);
         let n = limits.iter().map(|l| l.1).min().unwrap_or(0);
         let by: Vec<&str> = limits.iter().filter(|l| l.1 == n).map(|l| l.0).collect();
         let _ = writeln!(
@@ -445,4 +436,17 @@ pub fn describe(d: &DeviceSpec, regs_per_thread: u32) -> String {
         bs *= 2;
     }
     o.0
+}
+
+/// The blocks of `threads` threads at `regs` registers a thread that each
+/// of an SM's limits allows, with the field that sets it.
+fn occupancy_limits(d: &DeviceSpec, regs: u32, threads: u32) -> [(&'static str, u32); 4] {
+    let sm = &d.sm;
+    let warps = threads.div_ceil(32);
+    [
+        ("sm.max_blocks", sm.max_blocks),
+        ("sm.max_warps", sm.max_warps / warps),
+        ("sm.max_threads", sm.max_threads / (warps * 32)),
+        ("sm.registers", d.blocks_by_registers(regs, warps)),
+    ]
 }

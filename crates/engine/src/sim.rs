@@ -643,12 +643,11 @@ impl<'a> Simulation<'a> {
         } else {
             mem_half_ps
         };
-        let t = SmTiming::new(dev);
-        Simulation {
+        let mut sim = Simulation {
             dev,
             prog,
             regs_per_thread,
-            sms: (0..dev.sm.count).map(|_| Sm::new(dev, t)).collect(),
+            sms: Vec::new(),
             noc: Noc::new(dev, hop_ps),
             l2,
             dram: Dram::new(dev.dram.clone()),
@@ -684,7 +683,19 @@ impl<'a> Simulation<'a> {
             group_waits: !prog.buffers.iter().any(|b| b.space == MemSpace::Shared),
             pops: 0,
             special_ps: ps(dev.sm.special_register_cycles.unwrap_or(0.0), cycle),
-        }
+        };
+        // The L1 is what the kernel's shared memory leaves of the array the
+        // two share (a kernel that cannot launch is refused by the run).
+        let per_sm = sim.blocks_per_sm().unwrap_or(1);
+        let l1 = dev
+            .l1
+            .as_ref()
+            .map(|l| l.for_kernel(&dev.shared, per_sm, prog.shared_bytes));
+        let t = SmTiming::new(dev);
+        sim.sms = (0..dev.sm.count)
+            .map(|_| Sm::new(dev, t, l1.clone()))
+            .collect();
+        sim
     }
 
     /// Stops the run with [`SimError::Budget`] once it has executed more
@@ -764,13 +775,6 @@ impl<'a> Simulation<'a> {
     /// the extrapolation).
     pub fn run_outcome(mut self) -> Result<Outcome, SimError> {
         let per_sm = self.blocks_per_sm().map_err(SimError::Launch)?;
-        // The L1 is what the kernel's shared memory leaves of their array.
-        if let Some(l1) = self.dev.l1.as_ref().filter(|l| !l.carveouts.is_empty()) {
-            let spec = l1.for_kernel(&self.dev.shared, per_sm, self.prog.shared_bytes);
-            for sm in &mut self.sms {
-                sm.set_l1(spec.clone());
-            }
-        }
         let total = self.prog.blocks();
         if total == 0 {
             return Err(SimError::Launch("the grid has no blocks".into()));

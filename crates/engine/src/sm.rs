@@ -99,15 +99,15 @@ pub struct Sm {
 }
 
 impl Sm {
-    /// An idle SM with a cold L1.
-    pub fn new(dev: &DeviceSpec, t: SmTiming) -> Sm {
+    /// An idle SM with a cold L1 of geometry `l1` (none: no L1).
+    pub fn new(dev: &DeviceSpec, t: SmTiming, l1: Option<cache::CacheSpec>) -> Sm {
         Sm {
             t,
             launch_free: 0,
             issue_free: 0,
             lsu_free: 0,
             resident: 0,
-            l1: dev.l1.as_ref().map(|l| Cache::new(l.cache.clone())),
+            l1: l1.map(Cache::new),
             inflight: Pool::new(dev.sm.max_pending_lines, t.entry_interval_ps),
             lsu_lines: 0,
             lsu_wait_ps: 0,
@@ -215,11 +215,6 @@ impl Sm {
     /// Forgets bookings before `t` (every request from now on is later).
     pub fn advance(&mut self, t: u64) {
         self.inflight.advance(t);
-    }
-
-    /// Replaces the (cold) L1 with one of geometry `spec`.
-    pub fn set_l1(&mut self, spec: cache::CacheSpec) {
-        self.l1 = Some(Cache::new(spec));
     }
 
     /// The L1, where global loads are cached.
@@ -342,7 +337,7 @@ mod tests {
     fn a_warp_waits_when_the_lsu_queue_is_full() {
         let d = dev();
         let t = SmTiming::new(&d);
-        let mut sm = Sm::new(&d, t);
+        let mut sm = Sm::new(&d, t, d.l1.as_ref().map(|l| l.cache.clone()));
         // Book twice the queue's worth of lines at time 0.
         let issue = sm.issue_mem(0);
         for _ in 0..2 * d.sm.lsu_queue_lines {
@@ -359,7 +354,7 @@ mod tests {
         d.launch.slot_refill_cycles = Some(330.0);
         let t = SmTiming::new(&d);
         assert!(t.refill_ps > t.launch_ps);
-        let mut sm = Sm::new(&d, t);
+        let mut sm = Sm::new(&d, t, d.l1.as_ref().map(|l| l.cache.clone()));
         let exit = 1_000_000;
         // One block exits alone: its slot is empty for the refill time.
         assert_eq!(sm.launch(exit, true), exit + t.refill_ps);
@@ -374,7 +369,10 @@ mod tests {
         // first-wave block launches.
         let d0 = dev_without_refill();
         let t0 = SmTiming::new(&d0);
-        let (mut x, mut y) = (Sm::new(&d0, t0), Sm::new(&d0, t0));
+        let (mut x, mut y) = (
+            Sm::new(&d0, t0, d0.l1.as_ref().map(|l| l.cache.clone())),
+            Sm::new(&d0, t0, d0.l1.as_ref().map(|l| l.cache.clone())),
+        );
         for at in [0, 5, 5, 10_000] {
             assert_eq!(x.launch(at, true), y.launch(at, false));
         }
@@ -390,7 +388,7 @@ mod tests {
     fn a_request_waits_while_every_inflight_entry_is_taken() {
         let d = dev();
         let t = SmTiming::new(&d);
-        let mut sm = Sm::new(&d, t);
+        let mut sm = Sm::new(&d, t, d.l1.as_ref().map(|l| l.cache.clone()));
         // Holds ending on an interval boundary.
         let end = 100 * t.entry_interval_ps;
         for _ in 0..d.sm.max_pending_lines {
@@ -406,7 +404,7 @@ mod tests {
     fn a_warp_is_held_back_while_the_miss_path_is_full() {
         let d = dev();
         let t = SmTiming::new(&d);
-        let mut sm = Sm::new(&d, t);
+        let mut sm = Sm::new(&d, t, d.l1.as_ref().map(|l| l.cache.clone()));
         assert_eq!(sm.mem_room(0), 0);
         let end = 300 * t.entry_interval_ps;
         for _ in 0..d.sm.max_pending_lines {

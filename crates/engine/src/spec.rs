@@ -87,11 +87,20 @@ impl SharedSpec {
         }
     }
 
-    /// Bytes an SM sets aside for a block that declares `bytes`.
+    /// Bytes an SM sets aside for a block that declares `bytes` (none for
+    /// a block that declares none: what it reserves never limits the
+    /// blocks an SM holds).
     pub fn block_allocation(&self, bytes: u64) -> u64 {
         if bytes == 0 {
             return 0;
         }
+        self.block_reservation(bytes)
+    }
+
+    /// The shared memory a block of `bytes` takes from the array, its
+    /// reserved bytes included even where it declares none (what the
+    /// L1's carveout must hold).
+    pub fn block_reservation(&self, bytes: u64) -> u64 {
         (bytes + self.reserved_bytes_per_block as u64)
             .next_multiple_of(self.alloc_unit_bytes.max(1) as u64)
     }
@@ -265,10 +274,7 @@ impl L1Spec {
         if self.carveouts.is_empty() {
             return c;
         }
-        // A block takes its reserved bytes even where it declares none.
-        let per_block = (shared + shared_spec.reserved_bytes_per_block as u64)
-            .next_multiple_of(shared_spec.alloc_unit_bytes.max(1) as u64);
-        let need = per_block * blocks as u64;
+        let need = shared_spec.block_reservation(shared) * blocks as u64;
         let carve = self
             .carveouts
             .iter()
