@@ -707,3 +707,26 @@ fn a_parameter_value_the_kernel_has_no_meaning_for_is_refused() {
         &["requires[0].0", "unknown name `m`"],
     );
 }
+
+/// A register allocation unit or warp step of 0 is refused, naming the
+/// field (it was taken as 1).
+#[test]
+fn a_register_allocation_of_zero_units_is_refused() {
+    let src = std::fs::read_to_string(super::repo("configs/h200.ron")).unwrap();
+    for (from, to, field) in [
+        (
+            "unit: 256, warp_step: 4",
+            "unit: 0, warp_step: 4",
+            "sm.register_allocation.unit",
+        ),
+        (
+            "unit: 256, warp_step: 4",
+            "unit: 256, warp_step: 0",
+            "sm.register_allocation.warp_step",
+        ),
+    ] {
+        assert!(src.contains(from));
+        let f = temp("zero.ron", &src.replace(from, to));
+        refused(&["describe", &f], &[&f, field, "must be at least 1"]);
+    }
+}

@@ -449,6 +449,16 @@ impl DeviceSpec {
             false,
         )
         .map_err(field)?;
+        if let Some(r) = &self.sm.register_allocation {
+            for (f, v) in [("unit", r.unit), ("warp_step", r.warp_step)] {
+                if v == 0 {
+                    return e(
+                        &format!("sm.register_allocation.{f}"),
+                        "must be at least 1".into(),
+                    );
+                }
+            }
+        }
         if let Some(l1) = &self.l1 {
             l1.cache
                 .validate()
