@@ -232,6 +232,17 @@ fn shared_text(s: &mut String, n: usize, dev: &DeviceSpec, prog: &Program, acc: 
         .map(|b| (b.name.clone(), b.base))
         .unwrap_or_default();
     let _ = writeln!(s, "[{n}] {}   ({})", src.text, src.path);
+    if acc.mask == 0 {
+        // A predicated instruction whose predicate holds on no lane.
+        let _ = writeln!(
+            s,
+            "    shared {} of {} bytes, no lane active (predicated off): it issues and counts as an \
+             instruction, and accesses nothing: 0 wavefronts",
+            if acc.kind == MemKind::Load { "load" } else { "store" },
+            acc.width,
+        );
+        return;
+    }
     let _ = writeln!(
         s,
         "    shared {} of {} bytes, {} active lanes; byte offsets in `{name}` (at byte {base} of the \

@@ -6,8 +6,8 @@ use super::{device, repo};
 /// Every shipped workload, on a Tesla, a Fermi and a Hopper device, at up
 /// to eight points of its sweep (1 MiB where it has `nMB`): the counts from
 /// one traced block are the counts of every warp, field for field; and
-/// the kernels the shortcut is for (offsets, strides, streams, transposes)
-/// take it.
+/// the kernels the shortcut is for (offsets, strides, streams, transposes,
+/// a reduction whose conditional body is predicated) take it.
 #[test]
 fn one_traced_block_counts_what_every_warp_counts() {
     let mut names: Vec<String> = std::fs::read_dir(repo("workloads"))
@@ -57,6 +57,7 @@ fn one_traced_block_counts_what_every_warp_counts() {
         "lines_st",
         "transpose_tiled",
         "clear_four",
+        "reduce",
     ] {
         assert!(
             traced.iter().any(|t| t == name),

@@ -879,3 +879,50 @@ fn h200_blocks_per_sm_are_the_drivers() {
     }
     assert_eq!(checked, 592);
 }
+
+/// The value of column `col` in the row of family `fam` with parameters
+/// `params` of a corpus CSV (tests/data/h200/corpus).
+fn corpus_value(path: &str, fam: &str, params: &str, col: &str) -> f64 {
+    let text = std::fs::read_to_string(repo(path)).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let k = head
+        .iter()
+        .position(|h| *h == col)
+        .unwrap_or_else(|| panic!("column {col}"));
+    let row = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[0] == fam && f[1] == params)
+        .unwrap_or_else(|| panic!("no row {fam} {params}"));
+    row[k].parse().unwrap()
+}
+
+/// A tree reduction whose conditional body nvcc predicates
+/// (tools/measure/kernels, `workloads/reduce.ron`): every warp issues the
+/// body's shared loads and store on every trip, with no thread active in
+/// most, and the H200 counts them all (129 loads and 72 stores a block);
+/// gpusim's counts are the H200's exactly. (Its wavefronts carry entry 18's
+/// extras, and its time entry 33's gap: DEVIATIONS.md.)
+#[test]
+fn h200_reduce_counts_its_predicated_shared_instructions() {
+    let csv = "tests/data/h200/corpus/kernels.csv";
+    for r in run(&device("h200"), &workload("reduce"), &[("nMB", &[4, 16])]) {
+        let params = format!("nMB={}", param(&r, "nMB"));
+        let c = &r.counters;
+        for (col, sim) in [
+            ("smsp__inst_executed_op_shared_ld.sum", c.shared_requests_ld),
+            ("smsp__inst_executed_op_shared_st.sum", c.shared_requests_st),
+            (
+                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                c.requests_ld,
+            ),
+            (
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                c.requests_st,
+            ),
+        ] {
+            let h200 = corpus_value(csv, "reduce", &params, col);
+            assert_eq!(sim as f64, h200, "{params} {col}");
+        }
+    }
+}

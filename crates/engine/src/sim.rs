@@ -1104,131 +1104,127 @@ impl<'a> Simulation<'a> {
     /// Runs warp `id` from `t0`, its held-back access (if any) found ready.
     fn run_ready(&mut self, id: u32, t0: u64) -> Result<(), SimError> {
         let mut t = t0;
-        let mut acc = self.slots[id as usize].pending.take().map(|k| {
+        // A held-back access just found ready issues without a second
+        // check, read where it is parked (the parked accesses are set
+        // aside meanwhile: issuing one parks none).
+        if let Some(k) = self.slots[id as usize].pending.take() {
             self.free_parked.push(k);
-            self.parked[k as usize].clone()
-        });
-        // A held-back access just found ready: no second check.
-        let mut checked = acc.is_some();
+            let parked = std::mem::take(&mut self.parked);
+            t = self.memory(id, &parked[k as usize], t);
+            self.parked = parked;
+            if t > t0 {
+                self.heap.push(t, id);
+                return Ok(());
+            }
+        }
         loop {
-            let mut a = match acc.take() {
-                Some(a) => a,
-                None => {
-                    if self.prog.has_alu_waits {
-                        // An instruction that computes with a loaded value
-                        // waits for it.
-                        let mut m = self.next_pc(id).map_or(0, |pc| self.prog.waits(pc));
-                        let s = &self.slots[id as usize];
-                        let mut ready = 0;
-                        while m != 0 {
-                            ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
-                            m &= m - 1;
-                        }
-                        if ready > t {
-                            self.heap.push(ready, id);
-                            return Ok(());
-                        }
+            let mut a = {
+                if self.prog.has_alu_waits {
+                    // An instruction that computes with a loaded value
+                    // waits for it.
+                    let mut m = self.next_pc(id).map_or(0, |pc| self.prog.waits(pc));
+                    let s = &self.slots[id as usize];
+                    let mut ready = 0;
+                    while m != 0 {
+                        ready = ready.max(s.reg_ready[m.trailing_zeros() as usize]);
+                        m &= m - 1;
                     }
-                    // The thread and block indices are read at the warp's
-                    // start: an instruction that uses them waits for them.
-                    let special = self.slots[id as usize].start + self.special_ps;
-                    if special > t
-                        && self
-                            .next_pc(id)
-                            .is_some_and(|pc| self.prog.reads_builtins(pc))
-                    {
-                        self.heap.push(special, id);
+                    if ready > t {
+                        self.heap.push(ready, id);
                         return Ok(());
                     }
-                    let mut a = WarpAccess::default();
-                    let s = &mut self.slots[id as usize];
-                    let step = match &mut s.replay {
-                        Some(r) => {
-                            let tr = &self.traces[r.warp as usize];
-                            let x = tr.steps.get(r.cursor as usize).copied();
-                            r.cursor += 1;
-                            match x {
-                                None => Step::Done,
-                                Some(TracedStep::Alu { .. }) => Step::Alu,
-                                Some(TracedStep::Sync { .. }) => Step::Sync,
-                                Some(TracedStep::Mem { access, .. }) => {
-                                    tr.accesses[access as usize].at(r.block, &mut a);
-                                    Step::Mem
-                                }
+                }
+                // The thread and block indices are read at the warp's
+                // start: an instruction that uses them waits for them.
+                let special = self.slots[id as usize].start + self.special_ps;
+                if special > t
+                    && self
+                        .next_pc(id)
+                        .is_some_and(|pc| self.prog.reads_builtins(pc))
+                {
+                    self.heap.push(special, id);
+                    return Ok(());
+                }
+                let mut a = WarpAccess::default();
+                let s = &mut self.slots[id as usize];
+                let step = match &mut s.replay {
+                    Some(r) => {
+                        let tr = &self.traces[r.warp as usize];
+                        let x = tr.steps.get(r.cursor as usize).copied();
+                        r.cursor += 1;
+                        match x {
+                            None => Step::Done,
+                            Some(TracedStep::Alu { .. }) => Step::Alu,
+                            Some(TracedStep::Sync { .. }) => Step::Sync,
+                            Some(TracedStep::Mem { access, .. }) => {
+                                tr.accesses[access as usize].at(r.block, &mut a);
+                                Step::Mem
                             }
                         }
-                        None => match s.warp.step(self.prog, &mut self.scratch, &mut a) {
-                            Ok(x) => x,
-                            Err(e) => return Err(self.fault(id, e)),
-                        },
-                    };
-                    let s = &mut self.slots[id as usize];
-                    match step {
-                        Step::Alu => {
-                            t = self.sms[s.sm as usize].issue_alu(t);
-                            self.counters.warp_instructions += 1;
-                            if self.counters.warp_instructions > self.budget {
-                                return Err(SimError::Budget(self.budget));
-                            }
-                            if t > t0 {
-                                self.heap.push(t, id);
-                                return Ok(());
-                            }
-                            continue;
+                    }
+                    None => match s.warp.step(self.prog, &mut self.scratch, &mut a) {
+                        Ok(x) => x,
+                        Err(e) => return Err(self.fault(id, e)),
+                    },
+                };
+                let s = &mut self.slots[id as usize];
+                match step {
+                    Step::Alu => {
+                        t = self.sms[s.sm as usize].issue_alu(t);
+                        self.counters.warp_instructions += 1;
+                        if self.counters.warp_instructions > self.budget {
+                            return Err(SimError::Budget(self.budget));
                         }
-                        Step::Sync => {
-                            self.counters.warp_instructions += 1;
-                            if self.counters.warp_instructions > self.budget {
-                                return Err(SimError::Budget(self.budget));
-                            }
-                            let s = &self.slots[id as usize];
-                            let pc = match &s.replay {
-                                // The step just taken, a barrier.
-                                Some(r) => self.traces[r.warp as usize]
-                                    .steps
-                                    .get((r.cursor as usize).wrapping_sub(1))
-                                    .map_or(0, |x| x.pc()),
-                                None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
-                            };
-                            let issued = self.sms[s.sm as usize].issue(t);
-                            return self.arrive(id, pc, issued);
-                        }
-                        Step::Done => {
-                            let s = &mut self.slots[id as usize];
-                            s.done = true;
-                            let at = t.max(s.last_load);
-                            let b = &mut self.blocks[s.block as usize];
-                            b.running -= 1;
-                            if let Some(&w) = b.waiting.first() {
-                                let pc = b.bar_pc;
-                                let detail = format!(
-                                    "a warp finishes while others wait at `{}` ({})",
-                                    self.prog.sources[pc as usize].text,
-                                    self.prog.sources[pc as usize].path
-                                );
-                                return Err(self.fault(w, barrier_mismatch(pc, detail)));
-                            }
-                            self.heap.push(at, id);
+                        if t > t0 {
+                            self.heap.push(t, id);
                             return Ok(());
                         }
-                        Step::Mem => {
-                            self.counters.warp_instructions += 1;
-                            if self.counters.warp_instructions > self.budget {
-                                return Err(SimError::Budget(self.budget));
-                            }
-                            a
+                        continue;
+                    }
+                    Step::Sync => {
+                        self.counters.warp_instructions += 1;
+                        if self.counters.warp_instructions > self.budget {
+                            return Err(SimError::Budget(self.budget));
                         }
+                        let s = &self.slots[id as usize];
+                        let pc = match &s.replay {
+                            // The step just taken, a barrier.
+                            Some(r) => self.traces[r.warp as usize]
+                                .steps
+                                .get((r.cursor as usize).wrapping_sub(1))
+                                .map_or(0, |x| x.pc()),
+                            None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
+                        };
+                        let issued = self.sms[s.sm as usize].issue(t);
+                        return self.arrive(id, pc, issued);
+                    }
+                    Step::Done => {
+                        let s = &mut self.slots[id as usize];
+                        s.done = true;
+                        let at = t.max(s.last_load);
+                        let b = &mut self.blocks[s.block as usize];
+                        b.running -= 1;
+                        if let Some(&w) = b.waiting.first() {
+                            let pc = b.bar_pc;
+                            let detail = format!(
+                                "a warp finishes while others wait at `{}` ({})",
+                                self.prog.sources[pc as usize].text,
+                                self.prog.sources[pc as usize].path
+                            );
+                            return Err(self.fault(w, barrier_mismatch(pc, detail)));
+                        }
+                        self.heap.push(at, id);
+                        return Ok(());
+                    }
+                    Step::Mem => {
+                        self.counters.warp_instructions += 1;
+                        if self.counters.warp_instructions > self.budget {
+                            return Err(SimError::Budget(self.budget));
+                        }
+                        a
                     }
                 }
             };
-            if std::mem::take(&mut checked) {
-                t = self.memory(id, &a, t);
-                if t > t0 {
-                    self.heap.push(t, id);
-                    return Ok(());
-                }
-                continue;
-            }
             let s = &mut self.slots[id as usize];
             let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
             if wake > t {

@@ -20,7 +20,7 @@
 //! engine's functional pass does that).
 
 use crate::expr::Affine;
-use crate::program::{OpKind, Program, SLOT_BID, SLOT_TID};
+use crate::program::{Guard, OpKind, Program, SLOT_BID, SLOT_TID};
 use crate::warp::{branch, Entry, WarpAccess, MAX_WARP_INSTRUCTIONS, WARP_SIZE};
 
 /// One memory instruction of a traced warp.
@@ -95,6 +95,20 @@ pub struct AffineTrace {
 /// traced: its trace would cost more memory than running it).
 pub const MAX_STEPS: usize = 1 << 16;
 
+/// The lanes of `mask` that run an instruction with predicate `guard`;
+/// `None` where the predicate depends on the block (it would differ from
+/// block to block).
+fn guarded(regs: &[Affine], guard: Option<Guard>, mask: u32) -> Option<u32> {
+    let Some(g) = guard else {
+        return Some(mask);
+    };
+    let p = &regs[g.slot as usize];
+    if p.k != [0; 3] {
+        return None;
+    }
+    Some(g.lanes(&p.c, mask))
+}
+
 /// Traces warp `warp_in_block` of `prog` for every block of its grid (see
 /// the module doc); `None` where that is not possible.
 pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
@@ -136,7 +150,8 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
         let mask = top.mask;
         let last = stack.len() - 1;
         match op {
-            OpKind::Set { slot, expr } => {
+            OpKind::Set { slot, expr, guard } => {
+                let mask = guarded(&regs, *guard, mask)?;
                 let v = expr.eval_affine(&regs, mask, grid)?;
                 let r = &mut regs[*slot as usize];
                 if r.k != v.k && mask != all {
@@ -184,6 +199,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                 if m.value_slot.is_some() {
                     return None;
                 }
+                let mask = guarded(&regs, m.guard, mask)?;
                 let v = m.addr.eval_affine(&regs, mask, grid)?;
                 let b = &prog.buffers[m.buf as usize];
                 let w = m.width as i64;

@@ -39,6 +39,15 @@ pub enum Stmt {
         /// Statements for the other lanes.
         #[serde(default, rename = "else")]
         otherwise: Vec<Stmt>,
+        /// Compiled as nvcc compiles a short conditional body: the
+        /// condition is set once (one instruction, as `ISETP`) and every
+        /// statement of `then` and `else` issues on every warp that reaches
+        /// the `If`, its lanes those whose predicate holds, none perhaps
+        /// (`@P0 LDS`): the instructions count and take issue slots even
+        /// where no thread runs them, and access nothing there. The bodies
+        /// may hold `Let`s and `Load`s and `Store`s of shared memory only.
+        #[serde(default)]
+        predicated: bool,
     },
     /// Counted loop: `var = from; while var < to (var > to if step < 0) { body; var += step }`.
     /// `from` and `to` may differ per lane (the loop then diverges); `step`

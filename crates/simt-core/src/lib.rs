@@ -89,6 +89,130 @@ mod tests {
         assert_eq!(acc[2].mask, u32::MAX, "reconverged after the If");
     }
 
+    /// A kernel over a global buffer `a` and a shared one `s`, one block
+    /// of `block` threads.
+    fn compile_shared(src: &str, block: u32) -> Result<Program, program::CompileError> {
+        let body: Vec<Stmt> = ir::ron_options().from_str(src).expect("ron");
+        let bufs = [
+            BufferDecl {
+                name: "a".into(),
+                base: 1 << 21,
+                bytes: 1 << 20,
+                ..Default::default()
+            },
+            BufferDecl {
+                name: "s".into(),
+                base: 0,
+                bytes: 4096,
+                space: MemSpace::Shared,
+                ..Default::default()
+            },
+        ];
+        Program::compile(
+            &body,
+            &CompileEnv {
+                block_dim: [block, 1, 1],
+                grid_dim: [1, 1, 1],
+                consts: &|_| None,
+                buffers: &bufs,
+            },
+        )
+    }
+
+    /// Runs warp `warp` of block 0: its memory accesses and the number of
+    /// other instructions.
+    fn run_counting(p: &Program, warp: u32) -> (Vec<WarpAccess>, u32) {
+        let mut w = Warp::default();
+        w.reset(p, [0, 0, 0], warp);
+        let (mut out, mut alu) = (vec![], 0);
+        let mut acc = WarpAccess::default();
+        let mut scratch = Scratch::default();
+        loop {
+            match w.step(p, &mut scratch, &mut acc).expect("run") {
+                Step::Done => return (out, alu),
+                Step::Mem => out.push(acc.clone()),
+                Step::Alu | Step::Sync => alu += 1,
+            }
+        }
+    }
+
+    /// nvcc's `@P0 LDS`: every warp issues the body of a predicated `If`,
+    /// with the lanes whose predicate holds (none, in the second warp),
+    /// and the `else` body with the others.
+    #[test]
+    fn a_predicated_if_issues_both_bodies_on_every_warp() {
+        let p = compile_shared(
+            r#"[If(cond: "threadIdx.x < 8", predicated: true,
+                   then: [Load(buf: "s", width: "4", index: "threadIdx.x", dst: "p"),
+                          Store(buf: "s", width: "4", index: "threadIdx.x + 8", src: ["p"])],
+                   else: [Let("u", "1")]),
+                Store(buf: "s", width: "4", index: "threadIdx.x")]"#,
+            64,
+        )
+        .expect("compile");
+        for (warp, lanes) in [(0, 0xFFu32), (1, 0)] {
+            let (acc, alu) = run_counting(&p, warp);
+            let masks: Vec<u32> = acc.iter().map(|a| a.mask).collect();
+            assert_eq!(masks, vec![lanes, lanes, u32::MAX], "warp {warp}");
+            // The predicate's instruction and the `else` body's `Let`.
+            assert_eq!(alu, 2, "warp {warp}");
+        }
+    }
+
+    /// A predicated assignment changes the lanes whose predicate holds and
+    /// keeps the others' value; the `else` body takes the rest.
+    #[test]
+    fn a_predicated_let_sets_its_lanes_alone() {
+        let p = compile_shared(
+            r#"[Let("v", "5"),
+                If(cond: "threadIdx.x % 2 == 0", predicated: true,
+                   then: [Let("v", "7")], else: [Let("w", "v + 1")]),
+                Store(buf: "s", width: "4", index: "v * 32 + threadIdx.x")]"#,
+            32,
+        )
+        .expect("compile");
+        let (acc, _) = run_counting(&p, 0);
+        let a = acc.last().unwrap();
+        for l in 0..32u64 {
+            let v = if l % 2 == 0 { 7 } else { 5 };
+            assert_eq!(a.addrs[l as usize], 4 * (v * 32 + l), "lane {l}");
+        }
+    }
+
+    /// A predicated body holds straight-line shared-memory code: a loop,
+    /// a barrier or a global access there is refused, naming the statement.
+    #[test]
+    fn a_predicated_if_refuses_what_nvcc_would_branch_around() {
+        for (body, says) in [
+            (
+                r#"For(var: "k", from: "0", to: "2", body: [])"#,
+                "a loop cannot be in a predicated",
+            ),
+            ("Sync", "a `Sync` cannot be in a predicated"),
+            (
+                r#"Load(buf: "a", width: "4", index: "threadIdx.x")"#,
+                "shared memory only",
+            ),
+            (
+                r#"If(cond: "1", predicated: true, then: [])"#,
+                "a predicated `If` cannot be in a predicated",
+            ),
+        ] {
+            let src = format!(r#"[If(cond: "threadIdx.x < 4", predicated: true, then: [{body}])]"#);
+            let e = compile_shared(&src, 32).expect_err(body);
+            assert!(e.message.contains(says), "{body}: {e}");
+            assert_eq!(
+                e.path,
+                "kernel[0].then[0]".to_string()
+                    + if body.starts_with("Load") {
+                        ".Load.buf"
+                    } else {
+                        ""
+                    }
+            );
+        }
+    }
+
     #[test]
     fn divergent_loop_trip_counts() {
         // Lane l runs l % 4 iterations: 3 trips with shrinking masks.

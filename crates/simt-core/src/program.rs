@@ -68,6 +68,7 @@ pub(crate) enum OpKind {
     Set {
         slot: u16,
         expr: Expr,
+        guard: Option<Guard>,
     },
     Branch {
         cond: Expr,
@@ -79,6 +80,28 @@ pub(crate) enum OpKind {
     },
     Mem(MemOp),
     Sync,
+}
+
+/// The predicate of an instruction of a predicated `If`'s body: the lanes
+/// whose register `slot` is non-zero (zero, where `negate`: the `else`
+/// body) run it; the others keep their state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Guard {
+    pub(crate) slot: u16,
+    pub(crate) negate: bool,
+}
+
+impl Guard {
+    /// The lanes of `mask` that run the instruction, given the predicate
+    /// register's values.
+    #[inline]
+    pub(crate) fn lanes(self, pred: &[i64; crate::WARP_SIZE], mask: u32) -> u32 {
+        let mut on = 0u32;
+        for (l, &v) in pred.iter().enumerate() {
+            on |= ((v != 0) as u32) << l;
+        }
+        mask & if self.negate { !on } else { on }
+    }
 }
 
 /// A memory instruction after compilation.
@@ -104,6 +127,8 @@ pub struct MemOp {
     pub(crate) value_slot: Option<u16>,
     /// A load that bypasses the L1 (`CacheOp::L2`).
     pub l2_only: bool,
+    /// The predicate, in a predicated `If`'s body.
+    pub(crate) guard: Option<Guard>,
 }
 
 impl MemOp {
@@ -190,6 +215,7 @@ impl Program {
             waits: Vec::new(),
             sources: Vec::new(),
             depth: 1,
+            guard: None,
         };
         c.block(body, "kernel")?;
         let has_alu_waits = c
@@ -216,12 +242,20 @@ impl Program {
                 }
             };
             match op {
-                OpKind::Set { expr, .. } => note(expr),
+                OpKind::Set { expr, guard, .. } => {
+                    // A predicated assignment leaves the other lanes' value
+                    // as it was, as a branch does.
+                    branches |= guard.is_some();
+                    note(expr)
+                }
                 OpKind::Branch { cond, .. } => {
                     branches = true;
                     note(cond);
                 }
-                OpKind::Mem(m) => note(&m.addr),
+                OpKind::Mem(m) => {
+                    branches |= m.guard.is_some();
+                    note(&m.addr)
+                }
                 OpKind::Jump { .. } | OpKind::Sync => {}
             }
             reads_builtins.push(reads);
@@ -336,6 +370,9 @@ struct Compiler<'a, 'e> {
     waits: Vec<u32>,
     sources: Vec<OpSource>,
     depth: usize,
+    /// The predicate of the statements being compiled (inside a
+    /// predicated `If`).
+    guard: Option<Guard>,
 }
 
 impl Compiler<'_, '_> {
@@ -505,13 +542,31 @@ impl Compiler<'_, '_> {
                 let slot = self.var_slot(name, &format!("{path}.Let.0"))?;
                 let w = self.deps_of(&e);
                 self.depend(slot, w);
-                self.push_waiting(OpKind::Set { slot, expr: e }, w, path, s.to_string());
+                let guard = self.guard;
+                self.push_waiting(
+                    OpKind::Set {
+                        slot,
+                        expr: e,
+                        guard,
+                    },
+                    w,
+                    path,
+                    s.to_string(),
+                );
             }
             Stmt::If {
                 cond,
                 then,
                 otherwise,
+                predicated: true,
+            } => self.predicated_if(cond, then, otherwise, path, s)?,
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+                predicated: false,
             } => {
+                self.unpredicated(path, "an `If` that branches")?;
                 let c = self.expr(cond, &format!("{path}.cond"))?;
                 let w = self.deps_of(&c);
                 let br = self.push_waiting(
@@ -549,6 +604,7 @@ impl Compiler<'_, '_> {
             Stmt::For {
                 var, from, step, ..
             } => {
+                self.unpredicated(path, "a loop")?;
                 let step_text = step.clone().unwrap_or_else(|| "1".into());
                 let step_v = self.const_expr(&step_text, &format!("{path}.step"))?;
                 if step_v == 0 {
@@ -564,7 +620,11 @@ impl Compiler<'_, '_> {
                 let w = self.deps_of(&init);
                 self.depend(slot, w);
                 self.push_waiting(
-                    OpKind::Set { slot, expr: init },
+                    OpKind::Set {
+                        slot,
+                        expr: init,
+                        guard: None,
+                    },
                     w,
                     path,
                     format!("{var} = {from}"),
@@ -616,10 +676,68 @@ impl Compiler<'_, '_> {
             Stmt::Load(a) => self.mem(a, crate::MemKind::Load, path, s)?,
             Stmt::Store(a) => self.mem(a, crate::MemKind::Store, path, s)?,
             Stmt::Sync => {
+                self.unpredicated(path, "a `Sync`")?;
                 self.push(OpKind::Sync, path, s.to_string());
             }
         }
         Ok(())
+    }
+
+    /// Refuses `what` inside a predicated `If`'s body, which nvcc compiles
+    /// to predicated instructions only where it holds straight-line code.
+    fn unpredicated(&self, path: &str, what: &str) -> Result<(), CompileError> {
+        if self.guard.is_some() {
+            return Err(Self::err(
+                path,
+                None,
+                None,
+                format!(
+                    "{what} cannot be in a predicated `If` (its bodies hold `Let`s and shared-memory \
+                     `Load`s and `Store`s, which issue with a predicate; write the `If` without \
+                     `predicated` to branch)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A predicated `If`: its condition set once into a register of its
+    /// own (one instruction), then both bodies' statements guarded by it.
+    fn predicated_if(
+        &mut self,
+        cond: &str,
+        then: &[Stmt],
+        otherwise: &[Stmt],
+        path: &str,
+        s: &Stmt,
+    ) -> Result<(), CompileError> {
+        self.unpredicated(path, "a predicated `If`")?;
+        let c = self.expr(cond, &format!("{path}.cond"))?;
+        let w = self.deps_of(&c);
+        // A register no statement can name (`#` is not a name's character).
+        self.vars.push(format!("#if{}", self.ops.len()));
+        let slot = FIRST_VAR + (self.vars.len() - 1) as u16;
+        self.depend(slot, w);
+        let text = format!("predicate of {s}");
+        self.push_waiting(
+            OpKind::Set {
+                slot,
+                expr: c,
+                guard: None,
+            },
+            w,
+            path,
+            text,
+        );
+        self.guard = Some(Guard {
+            slot,
+            negate: false,
+        });
+        let r = self.block(then, &format!("{path}.then"));
+        self.guard = Some(Guard { slot, negate: true });
+        let r = r.and_then(|_| self.block(otherwise, &format!("{path}.else")));
+        self.guard = None;
+        r
     }
 
     /// One compilation of the counted loop `s` from its head: the test,
@@ -651,7 +769,11 @@ impl Compiler<'_, '_> {
         self.block(body, &format!("{path}.body"))?;
         let inc = self.expr(&format!("{var} + ({step_v})"), path)?;
         self.push(
-            OpKind::Set { slot, expr: inc },
+            OpKind::Set {
+                slot,
+                expr: inc,
+                guard: None,
+            },
             path,
             format!("{var} += {step_v}"),
         );
@@ -857,6 +979,20 @@ impl Compiler<'_, '_> {
             }
         }
         let space = self.env.buffers[buf].space;
+        if self.guard.is_some() && space != MemSpace::Shared {
+            return Err(Self::err(
+                &format!("{p}.buf"),
+                Some(&a.buf),
+                None,
+                format!(
+                    "a predicated `If` may access shared memory only: what the L1 counts for a \
+                     global access with no thread active is not measured (`{}` is global; write \
+                     the `If` without `predicated`)",
+                    a.buf
+                ),
+            ));
+        }
+        let guard = self.guard;
         self.push(
             OpKind::Mem(MemOp {
                 kind,
@@ -869,6 +1005,7 @@ impl Compiler<'_, '_> {
                 srcs,
                 value_slot,
                 l2_only: a.cache == crate::ir::CacheOp::L2,
+                guard,
             }),
             path,
             s.to_string(),

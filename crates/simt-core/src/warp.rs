@@ -346,7 +346,8 @@ impl Warp {
             };
             let last = self.stack.len() - 1;
             match op {
-                OpKind::Set { slot, expr } => {
+                OpKind::Set { slot, expr, guard } => {
+                    let mask = guard.map_or(mask, |g| g.lanes(&self.regs[g.slot as usize], mask));
                     expr.eval(&self.regs, mask, &mut scratch.stack, &mut scratch.tmp)
                         .map_err(fault)?;
                     let r = &mut self.regs[*slot as usize];
@@ -391,6 +392,9 @@ impl Warp {
                     return Ok(Step::Alu);
                 }
                 OpKind::Mem(m) => {
+                    let mask = m
+                        .guard
+                        .map_or(mask, |g| g.lanes(&self.regs[g.slot as usize], mask));
                     m.addr
                         .eval(&self.regs, mask, &mut scratch.stack, &mut scratch.tmp)
                         .map_err(fault)?;
