@@ -97,20 +97,22 @@ probe_metrics() {
 
 # The Nsight Compute part of a campaign whose program runs its cases under
 # `BIN ncu [FROM TO [REPS]]`: the metric list WANT (one per line) tried on
-# case 0, then OUTDIR/ncu.csv (one cold launch per case, every metric) and
-# OUTDIR/ncu_time.csv (five cold launches per case, the duration alone).
-#   ncu_campaign "$WANT"
+# the first case, then OUTDIR/ncu.csv (one cold launch per case, every
+# metric) and OUTDIR/ncu_time.csv (five cold launches per case, the
+# duration alone); every case, or cases FROM..TO-1.
+#   ncu_campaign "$WANT" [FROM TO]
 ncu_campaign() {
+    local from=${2:-0} to=${3:-100000}
     need_ncu
     "$NCU" --version >>"$ENV" 2>&1
     echo "== ncu metric check ($(date -u '+%H:%M:%S'))"
     NCUARGS=(--clock-control none --cache-control all --print-units base --csv --kernel-name regex:^k_)
-    probe_metrics "$1" "$BIN" ncu 0 1
+    probe_metrics "$1" "$BIN" ncu "$from" $((from + 1))
     echo "== ncu all metrics ($(date -u '+%H:%M:%S'))"
-    timeout 200 "$NCU" "${NCUARGS[@]}" --metrics "$M" "$BIN" ncu >"$OUTDIR/ncu.csv" 2>&1
+    timeout 200 "$NCU" "${NCUARGS[@]}" --metrics "$M" "$BIN" ncu "$from" "$to" >"$OUTDIR/ncu.csv" 2>&1
     echo "ncu rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu.csv")"
     echo "== ncu duration x5 ($(date -u '+%H:%M:%S'))"
-    timeout 150 "$NCU" "${NCUARGS[@]}" --metrics gpu__time_duration.sum "$BIN" ncu 0 100000 5 >"$OUTDIR/ncu_time.csv" 2>&1
+    timeout 150 "$NCU" "${NCUARGS[@]}" --metrics gpu__time_duration.sum "$BIN" ncu "$from" "$to" 5 >"$OUTDIR/ncu_time.csv" 2>&1
     echo "ncu time rc=$? rows: $(grep -c '"gpu__time_duration.sum"' "$OUTDIR/ncu_time.csv") cases: $(grep -c '^CASE,' "$OUTDIR/ncu_time.csv")"
 }
 

@@ -13,7 +13,10 @@ import sys
 
 
 def num(x):
-    """A number as Nsight Compute prints it (thousands separated by commas)."""
+    """A number as Nsight Compute prints it (thousands separated by commas;
+    `n/a` for a metric the GPU does not count, NaN here)."""
+    if x.strip() == "n/a":
+        return float("nan")
     return float(x.replace(",", ""))
 
 

@@ -1370,8 +1370,11 @@ impl<'a> Simulation<'a> {
     }
 
     /// A shared-memory instruction at `t`: each wavefront takes the LSU's
-    /// data stage for one slot; the data is ready `shared.latency_cycles`
-    /// after an unhindered issue. Returns when the warp may issue again.
+    /// data stage for one slot, and an instruction with none (no lane
+    /// active: predicated off) one all the same, as the H200's take one
+    /// pass each (tools/measure/kernels, DEVIATIONS.md 33); the data is
+    /// ready `shared.latency_cycles` after an unhindered issue. Returns
+    /// when the warp may issue again.
     fn shared(&mut self, id: u32, sm_i: usize, a: &WarpAccess, t: u64) -> u64 {
         let is_load = a.kind == MemKind::Load;
         let w = shared_wavefronts(self.dev, a);
@@ -1379,7 +1382,7 @@ impl<'a> Simulation<'a> {
         let sm = &mut self.sms[sm_i];
         let issue = sm.issue_mem(t);
         let mut last = issue;
-        for _ in 0..w.wavefronts {
+        for _ in 0..w.wavefronts.max(1) {
             last = sm.lsu_line(issue);
         }
         let done = issue + self.shared_ps + last.saturating_sub(issue + sm.lsu_ps());

@@ -4,9 +4,10 @@
 //
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o kernels kernels.cu
 // Run:    ./kernels list            the cases, one per line
-//         ./kernels time FILE.csv   per case: a correctness check, then
-//                                   warm back-to-back batches timed with
-//                                   CUDA events
+//         ./kernels time FILE.csv [FROM TO]
+//                                   per case (or FROM..TO-1): a correctness
+//                                   check, then warm back-to-back batches
+//                                   timed with CUDA events
 //         ./kernels ncu [FROM TO [REPS]]
 //                                   every case (or FROM..TO-1) launched once
 //                                   (REPS times); kernels are named k_*;
@@ -24,6 +25,14 @@
 //              memory with sequential addressing (s = 128, 64, ... 1, a
 //              __syncthreads() after each step), and thread 0 writes the
 //              block's sum; n_mib is the input's size, 512 elements a block.
+//   k_reduce_ld, k_reduce_tree
+//              k_reduce's loads and first step alone (one barrier, then
+//              thread 0 writes sdata[0] + sdata[255]), and its tree alone
+//              over sdata[tid] = tid (no global load): cases 17-20.
+//   k_plds, k_padd
+//              what a predicated-off shared load costs: 512 trips of 16
+//              `@p ld.shared.f32` (or `@p add.f32`), p from a runtime flag
+//              (off: no lane; on: every lane), 8 blocks an SM: cases 21-24.
 //   k_saxpy    y[i] = a * x[i] + y[i] in a grid-stride loop (M. Harris, "CUDA
 //              Pro Tip: Write Flexible Kernels with Grid-Stride Loops",
 //              NVIDIA, 2013) over n_mib of each array, with a fixed grid of
@@ -66,6 +75,69 @@ __global__ void k_reduce(const float *in, float *out) {
     if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 
+// The reduction split in two: its loads and first step alone (one barrier,
+// then thread 0 writes sdata[0] + sdata[255]), and its tree alone over
+// values set in shared memory (no global load).
+__global__ void k_reduce_ld(const float *in, float *out) {
+    __shared__ float sdata[BLOCK];
+    unsigned tid = threadIdx.x;
+    unsigned i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+    sdata[tid] = in[i] + in[i + blockDim.x];
+    __syncthreads();
+    if (tid == 0) out[blockIdx.x] = sdata[0] + sdata[BLOCK - 1];
+}
+
+__global__ void k_reduce_tree(float *out) {
+    __shared__ float sdata[BLOCK];
+    unsigned tid = threadIdx.x;
+    sdata[tid] = (float)tid;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+// What a shared load costs the SM when its predicate holds on no lane:
+// every warp runs LDS_TRIPS trips of 16 loads (inline PTX, `@p
+// ld.shared.f32`, p from a runtime flag: 0, no lane loads; 1, every lane
+// loads a word of its own, one wavefront), each added into a sum; k_padd is
+// the same with `@p add.f32` in place of the load (the loop without it).
+static const int LDS_TRIPS = 512;
+
+__global__ void k_plds(float *out, unsigned flag) {
+    __shared__ float s[1024];
+    for (unsigned j = threadIdx.x; j < 1024; j += blockDim.x) s[j] = 1.0f;
+    __syncthreads();
+    unsigned base = (unsigned)__cvta_generic_to_shared(s) + 4 * (threadIdx.x & 31);
+    float acc = 0.0f;
+    for (int k = 0; k < LDS_TRIPS; k++) {
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+            float v = 0.0f;
+            asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; @p ld.shared.f32 %0, [%2]; }"
+                         : "+f"(v)
+                         : "r"(flag), "r"(base + 128 * j));
+            acc += v;
+        }
+    }
+    if (acc == -1.0f) out[blockIdx.x] = acc;
+}
+
+__global__ void k_padd(float *out, unsigned flag) {
+    float acc = 0.0f;
+    for (int k = 0; k < LDS_TRIPS; k++) {
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+            float v = 0.0f;
+            asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; @p add.f32 %0, %0, 1.0; }" : "+f"(v) : "r"(flag));
+            acc += v;
+        }
+    }
+    if (acc == -1.0f) out[blockIdx.x] = acc;
+}
+
 __global__ void k_saxpy(unsigned n, float a, const float *x, float *y) {
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
         y[i] = a * x[i] + y[i];
@@ -87,6 +159,13 @@ static std::vector<Case> cases() {
         v.push_back(Case{"reduce", n, (unsigned)(n * MiB / 4 / (2 * BLOCK))});
     for (unsigned g : {1u, 2u, 4u, 8u, 16u}) v.push_back(Case{"saxpy", 256, g * (unsigned)SMS});
     v.push_back(Case{"saxpy", 16, 8 * (unsigned)SMS});
+    // Cases 17-20 (run_split.sh): the reduction's parts, grids of 64 MiB
+    // and 1 GiB of input.
+    for (const char *k : {"reduce_ld", "reduce_tree"})
+        for (unsigned n : {64u, 1024u}) v.push_back(Case{k, n, (unsigned)(n * MiB / 4 / (2 * BLOCK))});
+    // Cases 21-24 (run_split.sh): predicated shared loads off and on, and
+    // the same loop with a predicated add; 8 blocks an SM.
+    for (const char *k : {"plds_off", "plds_on", "padd_off", "padd_on"}) v.push_back(Case{k, 0, 8 * (unsigned)SMS});
     return v;
 }
 
@@ -96,6 +175,14 @@ static void launch(const Case &c, cudaStream_t s) {
         k_triad<<<c.grid, BLOCK, 0, s>>>(A, B, C, 3.0f);
     else if (c.kind == "reduce")
         k_reduce<<<c.grid, BLOCK, 0, s>>>(B, OUT);
+    else if (c.kind == "reduce_ld")
+        k_reduce_ld<<<c.grid, BLOCK, 0, s>>>(B, OUT);
+    else if (c.kind == "reduce_tree")
+        k_reduce_tree<<<c.grid, BLOCK, 0, s>>>(OUT);
+    else if (c.kind == "plds_off" || c.kind == "plds_on")
+        k_plds<<<c.grid, BLOCK, 0, s>>>(OUT, c.kind == "plds_on");
+    else if (c.kind == "padd_off" || c.kind == "padd_on")
+        k_padd<<<c.grid, BLOCK, 0, s>>>(OUT, c.kind == "padd_on");
     else
         k_saxpy<<<c.grid, BLOCK, 0, s>>>(n, 3.0f, C, A);
 }
@@ -126,10 +213,18 @@ static uint64_t check(const Case &c) {
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     uint64_t bad = 0;
-    if (c.kind == "reduce") {
+    if (c.kind[0] == 'p') {
+        // The sums are never -1: nothing is written.
         std::vector<float> h(c.grid);
         CK(cudaMemcpy(h.data(), OUT, h.size() * 4, cudaMemcpyDeviceToHost));
-        for (float x : h) bad += x != 512.0f;
+        for (float x : h) bad += x != 0.0f;
+    } else if (c.kind.rfind("reduce", 0) == 0) {
+        // A block's sum: 512 ones; its first and last sums of two ones; the
+        // thread indices 0..255.
+        float want = c.kind == "reduce" ? 512.0f : c.kind == "reduce_ld" ? 4.0f : 32640.0f;
+        std::vector<float> h(c.grid);
+        CK(cudaMemcpy(h.data(), OUT, h.size() * 4, cudaMemcpyDeviceToHost));
+        for (float x : h) bad += x != want;
     } else {
         std::vector<float> h(c.n_mib * MiB / 4);
         CK(cudaMemcpy(h.data(), A, h.size() * 4, cudaMemcpyDeviceToHost));
@@ -178,7 +273,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode != "time" || argc < 3) {
-        fprintf(stderr, "usage: kernels list | time FILE.csv | ncu [FROM TO [REPS]]\n");
+        fprintf(stderr, "usage: kernels list | time FILE.csv [FROM TO] | ncu [FROM TO [REPS]]\n");
         return 2;
     }
     FILE *f = fopen(argv[2], "w");
@@ -191,7 +286,9 @@ int main(int argc, char **argv) {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     uint64_t total_bad = 0;
-    for (size_t i = 0; i < all.size(); i++) {
+    size_t from = argc > 3 ? strtoull(argv[3], nullptr, 10) : 0;
+    size_t to = argc > 4 ? std::min((size_t)strtoull(argv[4], nullptr, 10), all.size()) : all.size();
+    for (size_t i = from; i < to; i++) {
         const Case &c = all[i];
         uint64_t bad = check(c);
         total_bad += bad;

@@ -4,13 +4,15 @@
 # cold launch per case with the counters, and five cold launches per case
 # with the duration alone.
 #
-# Usage: tools/measure/kernels/run.sh [OUTDIR]   (default $OUT, else ./out)
+# Usage: tools/measure/kernels/run.sh [OUTDIR [FROM TO]]   (default $OUT, else ./out;
+# every case, or cases FROM..TO-1: `run.sh $OUT 17 21`, the reduction's parts)
 # Writes: env.txt, sass_counts.txt, sass.txt, time.csv, ncu.csv,
 # ncu_time.csv (and run.log from the caller's tee).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 require_h200
 measure_build kernels "${1:-}"
+RANGE="${2:-} ${3:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
 {
     echo "---- nvidia-smi"
@@ -22,7 +24,7 @@ sass_counts
 cat "$OUTDIR/sass_counts.txt"
 
 echo "== time ($(date -u '+%H:%M:%S'))"
-timeout 200 "$BIN" time "$OUTDIR/time.csv"
+timeout 200 "$BIN" time "$OUTDIR/time.csv" $RANGE
 echo "time rc=$?"
 
 WANT="gpu__time_duration.sum
@@ -49,8 +51,11 @@ smsp__inst_executed_op_shared_st.sum
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
-l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
-ncu_campaign "$WANT"
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+smsp__inst_executed_pipe_lsu.sum
+smsp__inst_issued.sum
+smsp__mio_inst_issued.sum"
+ncu_campaign "$WANT" $RANGE
 {
     echo "---- after the run ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
     nvidia-smi -q -d CLOCK,PERFORMANCE
