@@ -198,6 +198,8 @@ enum S {
         cond: Cond,
         then: Vec<S>,
         els: Vec<S>,
+        /// Compiled with a predicate (its bodies hold shared accesses).
+        pred: bool,
     },
     /// A shared-memory access of `sh` at word `(threadIdx.x * stride +
     /// offset) % words`, loading into `v<val>` or storing.
@@ -314,6 +316,25 @@ impl Gen<'_> {
         }
     }
 
+    /// A shared-memory access (see [`S::Shared`]).
+    fn shared(&mut self) -> S {
+        let store = self.rng.chance(50);
+        let val = if !store && self.rng.chance(60) {
+            self.next_val += 1;
+            self.vals.push(self.next_val - 1);
+            Some(self.next_val - 1)
+        } else {
+            None
+        };
+        S::Shared {
+            store,
+            width: self.rng.pick(&[4, 4, 4, 8, 16]),
+            stride: self.rng.pick(&[0, 1, 1, 2, 3, 4, 8, 16, 17, 32, 33]),
+            offset: self.rng.range(0, 40),
+            val,
+        }
+    }
+
     /// Statements of one block, while the kernel's budget lasts.
     fn block(&mut self, depth: u32, most: u32) -> Vec<S> {
         let vars = self.vars.len();
@@ -378,13 +399,35 @@ impl Gen<'_> {
                 }
                 78..=88 if nested => {
                     let cond = self.cond();
-                    let then = self.block(depth + 1, 3);
-                    let els = if self.left > 0 && self.rng.chance(40) {
-                        self.block(depth + 1, 2)
+                    if self.rng.chance(25) {
+                        // nvcc's predicated body: shared accesses alone,
+                        // issued by every warp under the predicate.
+                        let then = (0..self.rng.range(1, 3)).map(|_| self.shared()).collect();
+                        let els = if self.rng.chance(30) {
+                            vec![self.shared()]
+                        } else {
+                            Vec::new()
+                        };
+                        S::If {
+                            cond,
+                            then,
+                            els,
+                            pred: true,
+                        }
                     } else {
-                        Vec::new()
-                    };
-                    S::If { cond, then, els }
+                        let then = self.block(depth + 1, 3);
+                        let els = if self.left > 0 && self.rng.chance(40) {
+                            self.block(depth + 1, 2)
+                        } else {
+                            Vec::new()
+                        };
+                        S::If {
+                            cond,
+                            then,
+                            els,
+                            pred: false,
+                        }
+                    }
                 }
                 89..=94 if nested => {
                     let var = self.next_loop;
@@ -401,23 +444,7 @@ impl Gen<'_> {
                         body,
                     }
                 }
-                95..=97 => {
-                    let store = self.rng.chance(50);
-                    let val = if !store && self.rng.chance(60) {
-                        self.next_val += 1;
-                        self.vals.push(self.next_val - 1);
-                        Some(self.next_val - 1)
-                    } else {
-                        None
-                    };
-                    S::Shared {
-                        store,
-                        width: self.rng.pick(&[4, 4, 4, 8, 16]),
-                        stride: self.rng.pick(&[0, 1, 1, 2, 3, 4, 8, 16, 17, 32, 33]),
-                        offset: self.rng.range(0, 40),
-                        val,
-                    }
-                }
+                95..=97 => self.shared(),
                 98..=99 if depth == 0 => S::Sync,
                 _ => {
                     self.left += 1;
@@ -666,7 +693,12 @@ impl Env {
                 writeln!(out, "),").ok()?;
             }
             S::Sync => writeln!(out, "{pad}Sync,").ok()?,
-            S::If { cond, then, els } => {
+            S::If {
+                cond,
+                then,
+                els,
+                pred,
+            } => {
                 let c = match cond {
                     Cond::ModEq { m, r } => format!("threadIdx.x % {m} == {r}"),
                     Cond::ModLt { m, r } => format!("threadIdx.x % {m} < {r}"),
@@ -674,7 +706,8 @@ impl Env {
                     Cond::OddBlock => "blockIdx.x % 2 == 1".to_string(),
                     Cond::Tail { limit } => format!("g < {limit}"),
                 };
-                writeln!(out, "{pad}If(cond: \"{c}\", then: [").ok()?;
+                let p = if *pred { ", predicated: true" } else { "" };
+                writeln!(out, "{pad}If(cond: \"{c}\"{p}, then: [").ok()?;
                 self.stmts(then, depth + 1, out)?;
                 if els.is_empty() {
                     writeln!(out, "{pad}]),").ok()?;
@@ -1237,7 +1270,12 @@ fn stmt_variants(s: &S) -> Vec<Vec<S>> {
             });
         }
         S::Sync => {}
-        S::If { cond, then, els } => {
+        S::If {
+            cond,
+            then,
+            els,
+            pred,
+        } => {
             out.push(then.clone());
             out.push(els.clone());
             if !els.is_empty() {
@@ -1246,6 +1284,7 @@ fn stmt_variants(s: &S) -> Vec<Vec<S>> {
                     cond: cond.clone(),
                     then: then.clone(),
                     els: Vec::new(),
+                    pred: *pred,
                 }]);
             }
             for t in block_variants(then) {
@@ -1253,6 +1292,7 @@ fn stmt_variants(s: &S) -> Vec<Vec<S>> {
                     cond: cond.clone(),
                     then: t,
                     els: els.clone(),
+                    pred: *pred,
                 }]);
             }
             for e in block_variants(els) {
@@ -1260,6 +1300,7 @@ fn stmt_variants(s: &S) -> Vec<Vec<S>> {
                     cond: cond.clone(),
                     then: then.clone(),
                     els: e,
+                    pred: *pred,
                 }]);
             }
         }
@@ -1536,8 +1577,16 @@ fn features(c: &Case, out: &mut Vec<&'static str>) {
                     "Shared load"
                 }),
                 S::Sync => out.push("Sync"),
-                S::If { then, els, .. } => {
-                    out.push(if els.is_empty() { "If" } else { "If with else" });
+                S::If {
+                    then, els, pred, ..
+                } => {
+                    out.push(if *pred {
+                        "predicated If"
+                    } else if els.is_empty() {
+                        "If"
+                    } else {
+                        "If with else"
+                    });
                     walk(then, out);
                     walk(els, out);
                 }
@@ -1781,6 +1830,7 @@ fn generator_makes_valid_kernels() {
             "Sync",
             "If",
             "If with else",
+            "predicated If",
             "For",
             "For with per-lane bounds",
             "2-D grid",

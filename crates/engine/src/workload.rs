@@ -284,6 +284,14 @@ fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 
     body.iter()
         .map(|s| match s {
             Stmt::Let(..) | Stmt::Load(_) | Stmt::Store(_) | Stmt::Sync => 1,
+            // A predicated `If` issues both bodies; one that branches may
+            // run either alone.
+            Stmt::If {
+                then,
+                otherwise,
+                predicated: true,
+                ..
+            } => 1 + min_instructions(then, lookup) + min_instructions(otherwise, lookup),
             Stmt::If {
                 then, otherwise, ..
             } => 1 + min_instructions(then, lookup).min(min_instructions(otherwise, lookup)),
