@@ -316,16 +316,17 @@ impl Gen<'_> {
         }
     }
 
+    /// A new loaded value's number, in scope from now on.
+    fn new_val(&mut self) -> u32 {
+        self.next_val += 1;
+        self.vals.push(self.next_val - 1);
+        self.next_val - 1
+    }
+
     /// A shared-memory access (see [`S::Shared`]).
     fn shared(&mut self) -> S {
         let store = self.rng.chance(50);
-        let val = if !store && self.rng.chance(60) {
-            self.next_val += 1;
-            self.vals.push(self.next_val - 1);
-            Some(self.next_val - 1)
-        } else {
-            None
-        };
+        let val = (!store && self.rng.chance(60)).then(|| self.new_val());
         S::Shared {
             store,
             width: self.rng.pick(&[4, 4, 4, 8, 16]),
@@ -348,13 +349,7 @@ impl Gen<'_> {
             let nested = depth < 2 && self.left > 0;
             let s = match self.rng.range(0, 99) {
                 0..=29 => {
-                    let dst = if self.rng.chance(70) {
-                        self.next_val += 1;
-                        self.vals.push(self.next_val - 1);
-                        Some(self.next_val - 1)
-                    } else {
-                        None
-                    };
+                    let dst = self.rng.chance(70).then(|| self.new_val());
                     S::Load {
                         buf: self.rng.range(0, self.nbufs as i64 - 1) as usize,
                         width: self.width(),
@@ -399,34 +394,30 @@ impl Gen<'_> {
                 }
                 78..=88 if nested => {
                     let cond = self.cond();
-                    if self.rng.chance(25) {
+                    let pred = self.rng.chance(25);
+                    let (then, els) = if pred {
                         // nvcc's predicated body: shared accesses alone,
                         // issued by every warp under the predicate.
                         let then = (0..self.rng.range(1, 3)).map(|_| self.shared()).collect();
-                        let els = if self.rng.chance(30) {
-                            vec![self.shared()]
-                        } else {
-                            Vec::new()
-                        };
-                        S::If {
-                            cond,
-                            then,
-                            els,
-                            pred: true,
-                        }
+                        let els = self.rng.chance(30).then(|| self.shared());
+                        (then, els.into_iter().collect())
                     } else {
                         let then = self.block(depth + 1, 3);
-                        let els = if self.left > 0 && self.rng.chance(40) {
-                            self.block(depth + 1, 2)
-                        } else {
-                            Vec::new()
-                        };
-                        S::If {
-                            cond,
+                        let more = self.left > 0 && self.rng.chance(40);
+                        (
                             then,
-                            els,
-                            pred: false,
-                        }
+                            if more {
+                                self.block(depth + 1, 2)
+                            } else {
+                                Vec::new()
+                            },
+                        )
+                    };
+                    S::If {
+                        cond,
+                        then,
+                        els,
+                        pred,
                     }
                 }
                 89..=94 if nested => {

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "../ck.cuh"
+#include "../warm.cuh"
 
 static const uint64_t MiB = 1ull << 20;
 static const uint64_t ARR = 1024 * MiB;
@@ -234,11 +235,6 @@ static uint64_t check(const Case &c) {
     return bad;
 }
 
-static float median(std::vector<float> x) {
-    std::sort(x.begin(), x.end());
-    return x[x.size() / 2];
-}
-
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "list";
     cudaDeviceProp prop;
@@ -282,9 +278,6 @@ int main(int argc, char **argv) {
         return 1;
     }
     fprintf(f, "index,kind,n_mib,grid,block,warm_ns,warm_min_ns,warm_max_ns,launches_per_batch,check_bad\n");
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     uint64_t total_bad = 0;
     size_t from = argc > 3 ? strtoull(argv[3], nullptr, 10) : 0;
     size_t to = argc > 4 ? std::min((size_t)strtoull(argv[4], nullptr, 10), all.size()) : all.size();
@@ -292,36 +285,12 @@ int main(int argc, char **argv) {
         const Case &c = all[i];
         uint64_t bad = check(c);
         total_bad += bad;
-        for (int w = 0; w < 2; w++) launch(c, 0);
-        float one = 1e9f;
-        for (int k = 0; k < 3; k++) {
-            CK(cudaEventRecord(e0));
-            launch(c, 0);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            one = std::min(one, ms);
-        }
-        int n = std::max(3, std::min(500, (int)(10.0f / std::max(one, 1e-3f))));
-        std::vector<float> warm;
-        for (int b = 0; b < 5; b++) {
-            CK(cudaEventRecord(e0));
-            for (int r = 0; r < n; r++) launch(c, 0);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaGetLastError());
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            warm.push_back(ms / n);
-        }
-        float wmed = median(warm);
+        WarmTime w = warm_batches([&] { launch(c, 0); });
         fprintf(f, "%zu,%s,%u,%u,%u,%.1f,%.1f,%.1f,%d,%llu\n", i, c.kind.c_str(), c.n_mib, c.grid, BLOCK,
-                wmed * 1e6, *std::min_element(warm.begin(), warm.end()) * 1e6,
-                *std::max_element(warm.begin(), warm.end()) * 1e6, n, (unsigned long long)bad);
+                w.med_ns, w.min_ns, w.max_ns, w.per_batch, (unsigned long long)bad);
         fflush(f);
         printf("%2zu %-6s n %4u MiB grid %7u  warm %10.1f ns  bad %llu\n", i, c.kind.c_str(), c.n_mib, c.grid,
-               wmed * 1e6, (unsigned long long)bad);
+               w.med_ns, (unsigned long long)bad);
         fflush(stdout);
     }
     fclose(f);
