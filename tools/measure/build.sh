@@ -134,3 +134,27 @@ sass_counts() {
     } >"$OUTDIR/sass_counts.txt" 2>&1
     cuobjdump -sass "$BIN" | c++filt >"$OUTDIR/sass.txt" 2>&1
 }
+
+# The GPU's state before a campaign's measurements (nvidia-smi, and its
+# clocks, power and ECC), appended to ENV.
+#   gpu_state_before
+gpu_state_before() {
+    {
+        echo "---- nvidia-smi"
+        nvidia-smi
+        echo "---- nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC (before)"
+        nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC
+    } >>"$ENV" 2>&1
+}
+
+# The end of a campaign: the GPU's clocks after the run appended to ENV,
+# then the event times printed.
+#   campaign_end
+campaign_end() {
+    {
+        echo "---- after the run ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
+        nvidia-smi -q -d CLOCK,PERFORMANCE
+    } >>"$ENV" 2>&1
+    echo "== done ($(date -u '+%H:%M:%S'))"
+    cat "$OUTDIR/time.csv"
+}

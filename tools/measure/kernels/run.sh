@@ -14,12 +14,7 @@ require_h200
 measure_build kernels "${1:-}"
 RANGE="${2:-} ${3:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
-{
-    echo "---- nvidia-smi"
-    nvidia-smi
-    echo "---- nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC (before)"
-    nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC
-} >>"$ENV" 2>&1
+gpu_state_before
 sass_counts
 cat "$OUTDIR/sass_counts.txt"
 
@@ -56,10 +51,5 @@ smsp__inst_executed_pipe_lsu.sum
 smsp__inst_issued.sum
 smsp__mio_inst_issued.sum"
 ncu_campaign "$WANT" $RANGE
-{
-    echo "---- after the run ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
-    nvidia-smi -q -d CLOCK,PERFORMANCE
-} >>"$ENV" 2>&1
-echo "== done ($(date -u '+%H:%M:%S'))"
-cat "$OUTDIR/time.csv"
+campaign_end
 grep -E '"(gpu__time_duration.sum|l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum|l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum|lts__t_sectors_srcunit_tex_op_read.sum)"' "$OUTDIR/ncu.csv" | awk -F'","' '{v = $NF; gsub(/"/, "", v); print $(NF-2), v}'

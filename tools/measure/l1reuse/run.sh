@@ -12,12 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 require_h200
 measure_build l1reuse "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
-{
-    echo "---- nvidia-smi"
-    nvidia-smi
-    echo "---- nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC (before)"
-    nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC
-} >>"$ENV" 2>&1
+gpu_state_before
 sass_counts
 cat "$OUTDIR/sass_counts.txt"
 
@@ -45,10 +40,5 @@ launch__registers_per_thread
 launch__grid_size
 launch__block_size"
 ncu_campaign "$WANT"
-{
-    echo "---- after the run ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
-    nvidia-smi -q -d CLOCK,PERFORMANCE
-} >>"$ENV" 2>&1
-echo "== done ($(date -u '+%H:%M:%S'))"
-cat "$OUTDIR/time.csv"
+campaign_end
 grep -E '"(gpu__time_duration.sum|l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum|l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum|lts__t_sectors_srcunit_tex_op_read.sum)"' "$OUTDIR/ncu.csv" | awk -F'","' '{v = $NF; gsub(/"/, "", v); print $(NF-2), v}'

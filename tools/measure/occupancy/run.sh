@@ -24,13 +24,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 require_h200
 measure_build occupancy "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
-{
-    echo "---- nvidia-smi"
-    nvidia-smi
-    echo "---- nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC (before)"
-    nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC
-    echo "---- cuobjdump: $(cuobjdump --version | tail -1)"
-} >>"$ENV" 2>&1
+gpu_state_before
+echo "---- cuobjdump: $(cuobjdump --version | tail -1)" >>"$ENV" 2>&1
 
 sass_counts
 # (sass.txt keeps k_rw and k_chain<0>, <24> and <224>: the others differ only in the chain.)
@@ -69,9 +64,4 @@ launch__occupancy_limit_blocks
 sm__maximum_warps_per_active_cycle_pct"
 ncu_campaign "$WANT"
 
-{
-    echo "---- after the run ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
-    nvidia-smi -q -d CLOCK,PERFORMANCE
-} >>"$ENV" 2>&1
-echo "== done ($(date -u '+%H:%M:%S'))"
-cat "$OUTDIR/time.csv"
+campaign_end
