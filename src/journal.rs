@@ -246,6 +246,7 @@ fn encode(r: &PointResult) -> String {
             let p = l.latency_percentiles_cycles.map(f64::to_bits);
             json!([l.pc, l.path, l.loads, l.latency_cycles.to_bits(), p[0], p[1], p[2], p[3]])
         }).collect::<Vec<_>>(),
+        "wave_ends_ps": r.wave_ends_ps,
     })
     .to_string()
 }
@@ -335,6 +336,12 @@ fn decode(v: &Value) -> Option<PointResult> {
                 })
             })
             .collect::<Option<Vec<_>>>()?,
+        wave_ends_ps: v
+            .get("wave_ends_ps")?
+            .as_array()?
+            .iter()
+            .map(Value::as_u64)
+            .collect::<Option<Vec<_>>>()?,
     })
 }
 
@@ -375,6 +382,7 @@ mod tests {
                 latency_cycles: 0.1 + i as f64,
                 latency_percentiles_cycles: [4.0, 12.0 + i as f64, 100.0, 1004.0],
             }],
+            wave_ends_ps: vec![1_000_000 + i, 2_000_003 + i],
         }
     }
 

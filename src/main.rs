@@ -59,7 +59,10 @@ OUTPUT:
   index in program order; statement, where it stands in the workload file, e.g.
   kernel[3].body[0]), its warp-level loads and their mean latency in cycles, and the 10th,
   50th, 90th and 99th percentiles of that latency (latency_p10_cycles, ..., to 8 cycles):
-  which load of a kernel waits, and how unevenly.
+  which load of a kernel waits, and how unevenly. And wave_ends_ns: when each whole wave of
+  blocks (SMs x blocks per SM) of the blocks timed had retired, ns from the launch (the
+  time the k x wave-th block to retire did): the kernel's course, its ramp, steady pace
+  and any change of pace.
 
 TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the

@@ -178,6 +178,14 @@ fn json_rows(
                 })
                 .collect();
             m.insert("load_sites".into(), sites.into());
+            // The kernel's course: when each whole wave of the blocks timed
+            // had retired, ns from the launch.
+            let waves: Vec<serde_json::Value> = r
+                .wave_ends_ps
+                .iter()
+                .map(|&t| (t as f64 / 1000.0).into())
+                .collect();
+            m.insert("wave_ends_ns".into(), waves.into());
             serde_json::Value::Object(m)
         })
         .collect()

@@ -91,6 +91,9 @@ pub struct PointResult {
     pub sample: SampleInfo,
     /// Each global load instruction's mean latency, in program order.
     pub load_sites: Vec<LoadSite>,
+    /// When each whole wave of the blocks timed had retired, ps
+    /// ([`sim::Outcome::wave_ends_ps`](crate::sim::Outcome::wave_ends_ps)).
+    pub wave_ends_ps: Vec<u64>,
 }
 
 /// How points are run.
@@ -446,6 +449,7 @@ pub fn run_point_with(
         bottlenecks: out.bottlenecks,
         sample: out.sample,
         load_sites: out.load_sites,
+        wave_ends_ps: out.wave_ends_ps,
     })
 }
 

@@ -220,6 +220,12 @@ pub struct Outcome {
     /// The global load instructions that ran, in program order, each with
     /// its mean latency: which load of a kernel waits.
     pub load_sites: Vec<LoadSite>,
+    /// When each whole wave of blocks (`SMs x blocks per SM`) of the blocks
+    /// timed had retired, ps from the launch: the time the `k x wave`-th
+    /// block to retire did. The kernel's course: its ramp, steady rate and
+    /// any change of pace (what the sampler looks for, and what
+    /// `tools/measure/waves` measures on the H200).
+    pub wave_ends_ps: Vec<u64>,
 }
 
 /// Why a run failed.
@@ -291,6 +297,9 @@ pub struct Simulation<'a> {
     /// Blocks dispatched at most (the grid, or the sample).
     limit: u64,
     retired_blocks: u64,
+    /// Blocks per wave (`SMs x blocks per SM`), and when each wave ended.
+    wave_blocks: u64,
+    wave_ends: Vec<u64>,
     sampler: Option<Sampler>,
     steady: Option<Steady>,
     /// Each warp of a block, traced, where the kernel is block-affine
@@ -676,6 +685,8 @@ impl<'a> Simulation<'a> {
             budget: u64::MAX,
             limit: prog.blocks(),
             retired_blocks: 0,
+            wave_blocks: 0,
+            wave_ends: Vec::new(),
             sampler: None,
             steady: None,
             traces: Vec::new(),
@@ -780,6 +791,7 @@ impl<'a> Simulation<'a> {
             return Err(SimError::Launch("the grid has no blocks".into()));
         }
         let wave = per_sm as u64 * self.dev.sm.count as u64;
+        self.wave_blocks = wave;
         let mut exact = None;
         // Traced once: the functional pass counts from the traces, and the
         // warps replay them.
@@ -998,6 +1010,9 @@ impl<'a> Simulation<'a> {
             self.free_blocks.push(bid);
             self.sms[sm as usize].resident -= 1;
             self.retired_blocks += 1;
+            if self.retired_blocks.is_multiple_of(self.wave_blocks.max(1)) {
+                self.wave_ends.push(t);
+            }
             self.watch_waves(t);
             if self.next_block < self.limit {
                 self.dispatch(sm, t, true);
@@ -1667,6 +1682,7 @@ impl<'a> Simulation<'a> {
                     latency_percentiles_cycles: percentiles(&self.load_hist[pc]),
                 })
                 .collect(),
+            wave_ends_ps: self.wave_ends,
         })
     }
 }

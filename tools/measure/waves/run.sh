@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds and runs waves.cu on the first CUDA GPU (an H200: it stops on any
+# other): seed 002's stride kernel at 256 MiB, each block's exit time, per
+# wave; and the plain kernel's warm time beside the recording one's.
+#
+# Usage: tools/measure/waves/run.sh [OUTDIR]   (default $OUT, else ./out)
+# Writes: env.txt, waves.csv, time.csv, resolution.txt (and run.log from the
+# caller's tee).
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+require_h200
+measure_build waves "${1:-}"
+echo "== build ok ($(date -u '+%H:%M:%S'))"
+gpu_state_before
+timeout 300 "$BIN" run "$OUTDIR"
+echo "waves rc=$?"
+cat "$OUTDIR/resolution.txt"
+campaign_end
