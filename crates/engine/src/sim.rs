@@ -823,7 +823,7 @@ impl<'a> Simulation<'a> {
                 ),
                 None => (false, false),
             };
-            self.sampler = Some(Sampler::new(wave, turnover, writeback));
+            self.sampler = Some(Sampler::new(wave, turnover, writeback).for_grid(total));
             exact = Some(c);
         }
         // First wave: round-robin over SMs.
