@@ -3,16 +3,18 @@
 # other): seed 002's stride kernel at 256 MiB, each block's exit time, per
 # wave; and the plain kernel's warm time beside the recording one's.
 #
-# Usage: tools/measure/waves/run.sh [OUTDIR]   (default $OUT, else ./out)
-# Writes: env.txt, waves.csv, time.csv, resolution.txt (and run.log from the
-# caller's tee).
+# Usage: tools/measure/waves/run.sh [OUTDIR [MIB]]   (default $OUT, else ./out;
+# 256 MiB, or MIB: `run.sh $OUT 1024`, five cases at 1 GiB)
+# Writes: env.txt, waves.csv, time.csv (waves_1024mib.csv, time_1024mib.csv
+# for 1024), resolution.txt (and run.log from the caller's tee).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
 require_h200
 measure_build waves "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
 gpu_state_before
-timeout 300 "$BIN" run "$OUTDIR"
+timeout 300 "$BIN" run "$OUTDIR" ${2:-}
 echo "waves rc=$?"
 cat "$OUTDIR/resolution.txt"
 campaign_end
+cat "$OUTDIR"/time_*mib.csv 2>/dev/null

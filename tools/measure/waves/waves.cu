@@ -3,9 +3,11 @@
 // gpusim's (and the assumption its sampler rests on: that a kernel of many
 // waves settles into a steady rate).
 //
-//   ./waves run OUTDIR     every case: waves.csv (one row per launch and
-//                          wave), time.csv (warm batches of the plain and
-//                          the recording kernel), resolution.txt
+//   ./waves run OUTDIR          every case at 256 MiB: waves.csv (one row per
+//                               launch and wave), time.csv (warm batches of the
+//                               plain and the recording kernel), resolution.txt
+//   ./waves run OUTDIR 1024     five cases at 1 GiB: waves_1024mib.csv,
+//                               time_1024mib.csv
 //
 // The recording kernel is seed 002's `a[i] = a[i] + 1`, i = global thread
 // index x stride, with one addition: after every thread's store, the block
@@ -19,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -51,15 +54,17 @@ struct Case {
     int elem, stride;
 };
 
-// 256 MiB at stride 1 (the seed's large curves): n elements, n / 256 blocks.
+// MIBS MiB at stride 1 (256: the seed's large curves): n elements, n / 256
+// blocks.
 static const size_t MIB = 1 << 20;
+static size_t MIBS = 256;
 static const int BLOCK = 256;
 static const int WAVE = 132 * 8;
 static const int LAUNCHES = 3;
 
 template <class T>
 void run_case(const Case& c, T* a, uint64_t* d_start, uint64_t* d_end, FILE* waves, FILE* times) {
-    size_t n = 256 * MIB / sizeof(T);
+    size_t n = MIBS * MIB / sizeof(T);
     int blocks = (int)(n / BLOCK);
     auto plain = [&] { stride_plain<T><<<blocks, BLOCK>>>(a, c.stride); };
     auto rec = [&] { stride_rec<T><<<blocks, BLOCK>>>(a, c.stride, d_start, d_end); };
@@ -85,24 +90,29 @@ void run_case(const Case& c, T* a, uint64_t* d_start, uint64_t* d_end, FILE* wav
 
 int main(int argc, char** argv) {
     if (argc < 3 || strcmp(argv[1], "run") != 0) {
-        fprintf(stderr, "usage: waves run OUTDIR\n");
+        fprintf(stderr, "usage: waves run OUTDIR [MIB]\n");
         return 2;
     }
     std::string dir = argv[2];
+    if (argc > 3) MIBS = (size_t)atol(argv[3]);
+    std::string tag = MIBS == 256 ? "" : "_" + std::to_string(MIBS) + "mib";
     // Strides whose gpusim course has a slow phase after the start (double
     // 20-31), and a few that have none, for comparison.
     std::vector<Case> cases = {{8, 21}, {8, 20}, {8, 24}, {8, 8},  {8, 1},
                                {4, 1},  {4, 8},  {4, 21}, {4, 27}, {4, 32}};
+    // At 1 GiB, the sizes whose sampled points take longest (README, "Speed
+    // and sampling").
+    if (MIBS != 256) cases = {{4, 1}, {8, 1}, {4, 8}, {8, 21}, {4, 32}};
     void* a;
-    size_t bytes = 33 * 256 * MIB;  // the largest stride's footprint, 32 x 256 MiB, and a margin
+    size_t bytes = 33 * MIBS * MIB;  // the largest stride's footprint, 32 x MIBS MiB, and a margin
     CK(cudaMalloc(&a, bytes));
     CK(cudaMemset(a, 0, bytes));
-    int max_blocks = (int)(256 * MIB / 4 / BLOCK);
+    int max_blocks = (int)(MIBS * MIB / 4 / BLOCK);
     uint64_t *d_start, *d_end;
     CK(cudaMalloc(&d_start, max_blocks * 8));
     CK(cudaMalloc(&d_end, max_blocks * 8));
-    FILE* waves = fopen((dir + "/waves.csv").c_str(), "w");
-    FILE* times = fopen((dir + "/time.csv").c_str(), "w");
+    FILE* waves = fopen((dir + "/waves" + tag + ".csv").c_str(), "w");
+    FILE* times = fopen((dir + "/time" + tag + ".csv").c_str(), "w");
     fprintf(waves, "elem,stride,launch,wave,t_ns\n");
     fprintf(times, "elem,stride,blocks,plain_warm_ns,plain_min_ns,plain_max_ns,rec_warm_ns,per_batch\n");
     for (const Case& c : cases) {
