@@ -74,8 +74,11 @@ SAMPLING:
   A grid of 16 waves or more (waves = SMs x blocks per SM) is timed only until blocks retire
   at a steady rate: the two halves of the waves since the warm-up of 4 waves (and since the L2
   has replaced twice the lines it has places for, where the kernel touches more than it
-  holds) must agree within 1%, over 8 waves at least, in time per block and in the L1, L2
-  and DRAM traffic per sector issued. The
+  holds) must agree within 1%, halves of 4 waves at least (a 16th of the grid's waves each,
+  up to 8, in a long grid), in time per block and in the L1, L2 and DRAM traffic per sector
+  issued, and each half's mean time per wave must be known to 2% (uneven waves take more of
+  them); halves that differ by more than their waves' spread explains start the window again
+  after the first half. The
   blocks not timed add that rate; L2 and DRAM counters are carried over on the sectors issued.
   Requests, sectors and transactions stay exact (every warp still runs, untimed). The CSV gives
   sampled_fraction (blocks timed / blocks) and time_ns_error (the estimate's uncertainty).
