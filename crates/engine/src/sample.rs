@@ -58,14 +58,14 @@
 //! a window is accepted only once each half's mean time per wave is known
 //! to within [`HALF_SE`] (one standard error, from the spread of its
 //! waves' times), so a kernel whose waves vary by 7% times at least 13
-//! waves a half. And where the halves differ by more
-//! than the spread explains ([`DRIFT_SIGMAS`] standard errors beyond the
-//! tolerance), the rate has moved inside the window, and its first half
-//! is dropped, as for traffic. And a grid of many waves has longer
-//! halves, a 16th of its waves each, up to [`MAX_HALF_WAVES`]
-//! ([`Sampler::for_grid`]): a phase of a dozen waves at another pace, as
-//! even as the steady state, is one that no test on a window inside it
-//! can see, only a window that reaches past it.
+//! waves a half. Where the halves differ by more than the spread
+//! explains ([`DRIFT_SIGMAS`] standard errors beyond the tolerance), the
+//! rate has moved inside the window, and its first half is dropped, as
+//! for traffic. And a grid of many waves has longer halves, a 16th of
+//! its waves each, up to [`MAX_HALF_WAVES`] ([`Sampler::for_grid`]): a
+//! phase of a dozen waves at another pace, as even as the steady state,
+//! is one that no test on a window inside it can see, only a window that
+//! reaches past it.
 //!
 //! Seed 002's large strides at 256 MiB on the H200 (double 12 to 32,
 //! float 21 to 32) have such phases in gpusim (not on the H200:
@@ -73,8 +73,8 @@
 //! than the later ones, some as a slow drift (float stride 25, 4.6% over
 //! 20 waves), some as a step after three waves at the steady rate,
 //! unevenly (double stride 21: a spread of 7.9% against 2.9% later) or
-//! evenly (double stride 29). Two halves of four waves inside
-//! one agreed within 1%, and the rest was extrapolated at its rate: stride
+//! evenly (double stride 29). Two halves of four waves inside one
+//! agreed within 1%, and the rest was extrapolated at its rate: stride
 //! 21 came out 14.6% slower than timed whole (1,854.7 us against 1,619.0),
 //! outside its error estimate (79 us); 17 of the 64 strides were more than
 //! 2% off, the estimate covering 48 of the 58 sampled. The precision and
@@ -188,7 +188,7 @@ pub const TRAFFIC_SLACK: f64 = 0.005;
 /// before the halves' agreement counts: the 2% within which a sampled
 /// time should match the whole run's. Where waves vary by 7%, as in a
 /// slow phase after the launch (see the module's documentation), that
-/// takes halves of 12 waves, long enough to reach past such a phase.
+/// takes halves of 13 waves, long enough to reach past such a phase.
 pub const HALF_SE: f64 = 0.02;
 /// How many standard errors of the difference between the halves' rates
 /// (from the spread of the waves' times) beyond [`TOLERANCE`] make a
