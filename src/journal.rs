@@ -336,12 +336,16 @@ fn decode(v: &Value) -> Option<PointResult> {
                 })
             })
             .collect::<Option<Vec<_>>>()?,
-        wave_ends_ps: v
-            .get("wave_ends_ps")?
-            .as_array()?
-            .iter()
-            .map(Value::as_u64)
-            .collect::<Option<Vec<_>>>()?,
+        // A journal written before the wave ends were kept has none: its
+        // points resume without them rather than run again as damaged.
+        wave_ends_ps: match v.get("wave_ends_ps") {
+            None => Vec::new(),
+            Some(w) => w
+                .as_array()?
+                .iter()
+                .map(Value::as_u64)
+                .collect::<Option<Vec<_>>>()?,
+        },
     })
 }
 
