@@ -156,5 +156,5 @@ campaign_end() {
         nvidia-smi -q -d CLOCK,PERFORMANCE
     } >>"$ENV" 2>&1
     echo "== done ($(date -u '+%H:%M:%S'))"
-    cat "$OUTDIR/time.csv"
+    cat "$OUTDIR/time.csv" 2>/dev/null
 }

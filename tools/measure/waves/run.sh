@@ -3,8 +3,10 @@
 # other): seed 002's stride kernel at 256 MiB, each block's exit time, per
 # wave; and the plain kernel's warm time beside the recording one's.
 #
-# Usage: tools/measure/waves/run.sh [OUTDIR [MIB]]   (default $OUT, else ./out;
-# 256 MiB, or MIB: `run.sh $OUT 1024`, five cases at 1 GiB)
+# Usage: tools/measure/waves/run.sh [OUTDIR [MIB|blocks]]   (default $OUT, else ./out;
+# 256 MiB, or MIB: `run.sh $OUT 1024`, five cases at 1 GiB; `run.sh $OUT blocks`:
+# every block's SM, entry and exit in one launch of four cases, without and
+# with each store acknowledged first, gzipped, and the four kernels' warm times)
 # Writes: env.txt, waves.csv, time.csv (waves_1024mib.csv, time_1024mib.csv
 # for 1024), resolution.txt (and run.log from the caller's tee).
 set -u -o pipefail
@@ -13,6 +15,15 @@ require_h200
 measure_build waves "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
 gpu_state_before
+if [ "${2:-}" = blocks ]; then
+    timeout 300 "$BIN" blocks "$OUTDIR"
+    echo "waves blocks rc=$?"
+    gzip -9 -f "$OUTDIR"/blocks_e*.csv "$OUTDIR"/blocks_fence_*.csv
+    cat "$OUTDIR"/blocks_time.csv
+    ls -l "$OUTDIR"
+    campaign_end
+    exit 0
+fi
 timeout 300 "$BIN" run "$OUTDIR" ${2:-}
 echo "waves rc=$?"
 cat "$OUTDIR/resolution.txt"

@@ -8,6 +8,14 @@
 //                               plain and the recording kernel), resolution.txt
 //   ./waves run OUTDIR 1024     five cases at 1 GiB: waves_1024mib.csv,
 //                               time_1024mib.csv
+//   ./waves blocks OUTDIR       four cases at 256 MiB, one launch each after
+//                               warm batches: every block's SM, entry and exit
+//                               (blocks_e<ELEM>_s<STRIDE>.csv), to see how long
+//                               a block stays resident and whether some wait
+//                               far longer than the others; the same with each
+//                               store acknowledged before the block's exit is
+//                               recorded (blocks_fence_*.csv); warm times of
+//                               the four kernels (blocks_time.csv)
 //
 // The recording kernel is seed 002's `a[i] = a[i] + 1`, i = global thread
 // index x stride, with one addition: after every thread's store, the block
@@ -44,6 +52,48 @@ __global__ void stride_rec(T* a, int s, uint64_t* start, uint64_t* end) {
     a[i] = a[i] + 1;
     __syncthreads();
     if (threadIdx.x == 0) end[blockIdx.x] = gtime();
+}
+
+__device__ __forceinline__ uint32_t smid() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+    return r;
+}
+
+// As stride_rec, and the SM each block ran on.
+template <class T>
+__global__ void stride_rec_sm(T* a, int s, uint64_t* start, uint64_t* end, uint32_t* sm) {
+    if (threadIdx.x == 0) {
+        start[blockIdx.x] = gtime();
+        sm[blockIdx.x] = smid();
+    }
+    size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * s;
+    a[i] = a[i] + 1;
+    __syncthreads();
+    if (threadIdx.x == 0) end[blockIdx.x] = gtime();
+}
+
+// As stride_rec_sm with each thread's store acknowledged (__threadfence)
+// before the barrier: a block's recorded exit comes after its stores are.
+template <class T>
+__global__ void stride_rec_sm_fence(T* a, int s, uint64_t* start, uint64_t* end, uint32_t* sm) {
+    if (threadIdx.x == 0) {
+        start[blockIdx.x] = gtime();
+        sm[blockIdx.x] = smid();
+    }
+    size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * s;
+    a[i] = a[i] + 1;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) end[blockIdx.x] = gtime();
+}
+
+// The plain kernel with each thread's store acknowledged before it exits.
+template <class T>
+__global__ void stride_fence(T* a, int s) {
+    size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * s;
+    a[i] = a[i] + 1;
+    __threadfence();
 }
 
 __global__ void timer_reads(uint64_t* out, int n) {
@@ -88,9 +138,87 @@ void run_case(const Case& c, T* a, uint64_t* d_start, uint64_t* d_end, FILE* wav
     }
 }
 
+// One launch of the recording kernel with SM ids, after warm batches (the
+// L2 holding the previous launch's lines, as in timing.csv): each block's
+// SM, entry and exit, ns from the earliest entry.
+template <class T>
+static void dump_blocks(const std::string& path, int blocks, const uint64_t* d_start, const uint64_t* d_end,
+                        const uint32_t* d_sm, double warm_ns) {
+    std::vector<uint64_t> st(blocks), en(blocks);
+    std::vector<uint32_t> sm(blocks);
+    CK(cudaMemcpy(st.data(), d_start, blocks * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(en.data(), d_end, blocks * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(sm.data(), d_sm, blocks * 4, cudaMemcpyDeviceToHost));
+    uint64_t t0 = *std::min_element(st.begin(), st.end());
+    FILE* f = fopen(path.c_str(), "w");
+    fprintf(f, "# warm batches of this kernel: median %.0f ns\nblock,sm,start_ns,end_ns\n", warm_ns);
+    for (int b = 0; b < blocks; b++)
+        fprintf(f, "%d,%u,%llu,%llu\n", b, sm[b], (unsigned long long)(st[b] - t0),
+                (unsigned long long)(en[b] - t0));
+    fclose(f);
+}
+
+// One launch of the recording kernel with SM ids, after warm batches (the
+// L2 holding the previous launch's lines, as in timing.csv): each block's
+// SM, entry and exit, ns from the earliest entry; then the same with each
+// thread's store acknowledged before its block's recorded exit
+// (blocks_fence_*.csv). blocks_time.csv: the warm times of the plain
+// kernel, the recording one, and both with the fence.
+template <class T>
+void blocks_case(const Case& c, T* a, uint64_t* d_start, uint64_t* d_end, uint32_t* d_sm,
+                 const std::string& dir, FILE* times) {
+    size_t n = MIBS * MIB / sizeof(T);
+    int blocks = (int)(n / BLOCK);
+    std::string tag = "e" + std::to_string(c.elem) + "_s" + std::to_string(c.stride) + ".csv";
+    auto plain = [&] { stride_plain<T><<<blocks, BLOCK>>>(a, c.stride); };
+    auto fence = [&] { stride_fence<T><<<blocks, BLOCK>>>(a, c.stride); };
+    auto rec = [&] { stride_rec_sm<T><<<blocks, BLOCK>>>(a, c.stride, d_start, d_end, d_sm); };
+    auto recf = [&] { stride_rec_sm_fence<T><<<blocks, BLOCK>>>(a, c.stride, d_start, d_end, d_sm); };
+    WarmTime tp = warm_batches(plain);
+    WarmTime tf = warm_batches(fence);
+    WarmTime tr = warm_batches(rec);
+    rec();
+    CK(cudaDeviceSynchronize());
+    dump_blocks<T>(dir + "/blocks_" + tag, blocks, d_start, d_end, d_sm, tr.med_ns);
+    WarmTime trf = warm_batches(recf);
+    recf();
+    CK(cudaDeviceSynchronize());
+    dump_blocks<T>(dir + "/blocks_fence_" + tag, blocks, d_start, d_end, d_sm, trf.med_ns);
+    fprintf(times, "%d,%d,%d,%.0f,%.0f,%.0f,%.0f\n", c.elem, c.stride, blocks, tp.med_ns, tf.med_ns, tr.med_ns,
+            trf.med_ns);
+    fflush(times);
+}
+
+int blocks_mode(const std::string& dir) {
+    std::vector<Case> cases = {{8, 21}, {4, 32}, {8, 8}, {4, 1}};
+    void* a;
+    size_t bytes = 33 * MIBS * MIB;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMemset(a, 0, bytes));
+    int max_blocks = (int)(MIBS * MIB / 4 / BLOCK);
+    uint64_t *d_start, *d_end;
+    uint32_t* d_sm;
+    CK(cudaMalloc(&d_start, max_blocks * 8));
+    CK(cudaMalloc(&d_end, max_blocks * 8));
+    CK(cudaMalloc(&d_sm, max_blocks * 4));
+    FILE* times = fopen((dir + "/blocks_time.csv").c_str(), "w");
+    fprintf(times, "elem,stride,blocks,plain_warm_ns,fence_warm_ns,rec_warm_ns,rec_fence_warm_ns\n");
+    for (const Case& c : cases) {
+        if (c.elem == 8)
+            blocks_case<double>(c, (double*)a, d_start, d_end, d_sm, dir, times);
+        else
+            blocks_case<float>(c, (float*)a, d_start, d_end, d_sm, dir, times);
+        fprintf(stderr, "blocks elem=%d stride=%d done\n", c.elem, c.stride);
+    }
+    fclose(times);
+    CK(cudaFree(a));
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc >= 3 && strcmp(argv[1], "blocks") == 0) return blocks_mode(argv[2]);
     if (argc < 3 || strcmp(argv[1], "run") != 0) {
-        fprintf(stderr, "usage: waves run OUTDIR [MIB]\n");
+        fprintf(stderr, "usage: waves run OUTDIR [MIB] | waves blocks OUTDIR\n");
         return 2;
     }
     std::string dir = argv[2];
