@@ -68,8 +68,10 @@
 //! reaches past it.
 //!
 //! Seed 002's large strides at 256 MiB on the H200 (double 12 to 32,
-//! float 21 to 32) have such phases in gpusim (not on the H200:
-//! `tools/measure/waves`): their waves 5 to about 20 run 2-13% slower
+//! float 21 to 32) had such phases in gpusim until 2026-11-27 (not on the
+//! H200: `tools/measure/waves`), while warps that could go at one time
+//! went in the order of their slots and the highest slots' warps waited
+//! for their SM's room for waves on end: their waves 5 to about 20 ran 2-13% slower
 //! than the later ones, some as a slow drift (float stride 25, 4.6% over
 //! 20 waves), some as a step after three waves at the steady rate,
 //! unevenly (double stride 21: a spread of 7.9% against 2.9% later) or
@@ -187,8 +189,10 @@ pub const TRAFFIC_SLACK: f64 = 0.005;
 /// error, from the spread of its waves' times, as a fraction of the rate)
 /// before the halves' agreement counts: the 2% within which a sampled
 /// time should match the whole run's. Where waves vary by 7%, as in a
-/// slow phase after the launch (see the module's documentation), that
-/// takes halves of 13 waves, long enough to reach past such a phase.
+/// slow phase after the launch (see the module's documentation; gpusim's
+/// large strides had one while its warps of the highest slots waited for
+/// room, `tools/measure/waves`), that takes halves of 13 waves, long
+/// enough to reach past such a phase.
 pub const HALF_SE: f64 = 0.02;
 /// How many standard errors of the difference between the halves' rates
 /// (from the spread of the waves' times) beyond [`TOLERANCE`] make a
