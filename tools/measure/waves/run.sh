@@ -6,7 +6,8 @@
 # Usage: tools/measure/waves/run.sh [OUTDIR [MIB|blocks]]   (default $OUT, else ./out;
 # 256 MiB, or MIB: `run.sh $OUT 1024`, five cases at 1 GiB; `run.sh $OUT blocks`:
 # every block's SM, entry and exit in one launch of four cases, without and
-# with each store acknowledged first, gzipped, and the four kernels' warm times)
+# with each store acknowledged first, gzipped, and the four kernels' warm times;
+# `run.sh $OUT side`: which SMs are near which L2 lines, then two of those cases)
 # Writes: env.txt, waves.csv, time.csv (waves_1024mib.csv, time_1024mib.csv
 # for 1024), resolution.txt (and run.log from the caller's tee).
 set -u -o pipefail
@@ -15,8 +16,8 @@ require_h200
 measure_build waves "${1:-}"
 echo "== build ok ($(date -u '+%H:%M:%S'))"
 gpu_state_before
-if [ "${2:-}" = blocks ]; then
-    timeout 300 "$BIN" blocks "$OUTDIR"
+if [ "${2:-}" = blocks ] || [ "${2:-}" = side ]; then
+    timeout 300 "$BIN" "$2" "$OUTDIR"
     echo "waves blocks rc=$?"
     gzip -9 -f "$OUTDIR"/blocks_e*.csv "$OUTDIR"/blocks_fence_*.csv
     cat "$OUTDIR"/blocks_time.csv

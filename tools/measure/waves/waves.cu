@@ -16,6 +16,9 @@
 //                               store acknowledged before the block's exit is
 //                               recorded (blocks_fence_*.csv); warm times of
 //                               the four kernels (blocks_time.csv)
+//   ./waves side OUTDIR         which SMs are near which L2 lines (side.csv),
+//                               then double stride 21 and float stride 32 as
+//                               in blocks mode, on the same GPU
 //
 // The recording kernel is seed 002's `a[i] = a[i] + 1`, i = global thread
 // index x stride, with one addition: after every thread's store, the block
@@ -94,6 +97,26 @@ __global__ void stride_fence(T* a, int s) {
     size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * s;
     a[i] = a[i] + 1;
     __threadfence();
+}
+
+// Thread 0 of each block chases one 4-byte word of `lines` (the word holds
+// 0, so each load's address depends on the last load's value), with .cg
+// loads that the L1 does not keep: N loads through the L2, each line of
+// LINES in turn, starting at the block's own (block mod LINES). Its SM
+// and mean cycles per load for each line.
+__global__ void side_chase(const uint32_t* lines, int nlines, int stride_words, int n, uint32_t* sm,
+                           float* cyc) {
+    if (threadIdx.x != 0) return;
+    sm[blockIdx.x] = smid();
+    for (int j = 0; j < nlines; j++) {
+        int l = (j + blockIdx.x) % nlines;
+        const uint32_t* p = lines + (size_t)l * stride_words;
+        uint32_t v = 0;
+        long long t0 = clk();
+        for (int k = 0; k < n; k++) v = ld_cg(p + v);
+        long long t1 = clk();
+        cyc[blockIdx.x * nlines + l] = (float)(t1 - t0) / n + (v == 12345 ? 1.0f : 0.0f);
+    }
 }
 
 __global__ void timer_reads(uint64_t* out, int n) {
@@ -215,8 +238,57 @@ int blocks_mode(const std::string& dir) {
     return 0;
 }
 
+// Which SMs are near which L2 lines (side.csv: block, sm, line, cycles per
+// .cg load, 132 blocks of one chasing thread, 16 lines 1 MiB apart), and in
+// the same process, on the same GPU, the blocks of double stride 21 and
+// float stride 32 (blocks_*.csv as in blocks mode): whether the SMs that
+// are slow at large strides are one side of the L2.
+int side_mode(const std::string& dir) {
+    const int NL = 16, N = 512, STRIDE = (1 << 20) / 4;
+    uint32_t* lines;
+    CK(cudaMalloc(&lines, (size_t)NL * STRIDE * 4));
+    CK(cudaMemset(lines, 0, (size_t)NL * STRIDE * 4));
+    uint32_t* d_sm;
+    float* d_cyc;
+    const int B = 132;
+    CK(cudaMalloc(&d_sm, B * 4));
+    CK(cudaMalloc(&d_cyc, B * NL * 4));
+    side_chase<<<B, 32>>>(lines, NL, STRIDE, 16, d_sm, d_cyc);  // warm the lines into the L2
+    CK(cudaDeviceSynchronize());
+    side_chase<<<B, 32>>>(lines, NL, STRIDE, N, d_sm, d_cyc);
+    CK(cudaDeviceSynchronize());
+    std::vector<uint32_t> sm(B);
+    std::vector<float> cyc(B * NL);
+    CK(cudaMemcpy(sm.data(), d_sm, B * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(cyc.data(), d_cyc, B * NL * 4, cudaMemcpyDeviceToHost));
+    FILE* f = fopen((dir + "/side.csv").c_str(), "w");
+    fprintf(f, "block,sm,line,cycles\n");
+    for (int b = 0; b < B; b++)
+        for (int l = 0; l < NL; l++) fprintf(f, "%d,%u,%d,%.1f\n", b, sm[b], l, cyc[b * NL + l]);
+    fclose(f);
+    CK(cudaFree(lines));
+    void* a;
+    size_t bytes = 33 * MIBS * MIB;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMemset(a, 0, bytes));
+    int max_blocks = (int)(MIBS * MIB / 4 / BLOCK);
+    uint64_t *d_start, *d_end;
+    uint32_t* d_bsm;
+    CK(cudaMalloc(&d_start, max_blocks * 8));
+    CK(cudaMalloc(&d_end, max_blocks * 8));
+    CK(cudaMalloc(&d_bsm, max_blocks * 4));
+    FILE* times = fopen((dir + "/blocks_time.csv").c_str(), "w");
+    fprintf(times, "elem,stride,blocks,plain_warm_ns,fence_warm_ns,rec_warm_ns,rec_fence_warm_ns\n");
+    blocks_case<double>({8, 21}, (double*)a, d_start, d_end, d_bsm, dir, times);
+    blocks_case<float>({4, 32}, (float*)a, d_start, d_end, d_bsm, dir, times);
+    fclose(times);
+    CK(cudaFree(a));
+    return 0;
+}
+
 int main(int argc, char** argv) {
     if (argc >= 3 && strcmp(argv[1], "blocks") == 0) return blocks_mode(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "side") == 0) return side_mode(argv[2]);
     if (argc < 3 || strcmp(argv[1], "run") != 0) {
         fprintf(stderr, "usage: waves run OUTDIR [MIB] | waves blocks OUTDIR\n");
         return 2;
