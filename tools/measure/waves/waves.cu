@@ -212,8 +212,9 @@ void blocks_case(const Case& c, T* a, uint64_t* d_start, uint64_t* d_end, uint32
     fflush(times);
 }
 
-int blocks_mode(const std::string& dir) {
-    std::vector<Case> cases = {{8, 21}, {4, 32}, {8, 8}, {4, 1}};
+// blocks_case for each of `cases` at MIBS MiB, into DIR (blocks_*.csv and
+// blocks_time.csv).
+static void run_blocks_cases(const std::vector<Case>& cases, const std::string& dir) {
     void* a;
     size_t bytes = 33 * MIBS * MIB;
     CK(cudaMalloc(&a, bytes));
@@ -234,7 +235,14 @@ int blocks_mode(const std::string& dir) {
         fprintf(stderr, "blocks elem=%d stride=%d done\n", c.elem, c.stride);
     }
     fclose(times);
+    CK(cudaFree(d_start));
+    CK(cudaFree(d_end));
+    CK(cudaFree(d_sm));
     CK(cudaFree(a));
+}
+
+int blocks_mode(const std::string& dir) {
+    run_blocks_cases({{8, 21}, {4, 32}, {8, 8}, {4, 1}}, dir);
     return 0;
 }
 
@@ -267,22 +275,9 @@ int side_mode(const std::string& dir) {
         for (int l = 0; l < NL; l++) fprintf(f, "%d,%u,%d,%.1f\n", b, sm[b], l, cyc[b * NL + l]);
     fclose(f);
     CK(cudaFree(lines));
-    void* a;
-    size_t bytes = 33 * MIBS * MIB;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMemset(a, 0, bytes));
-    int max_blocks = (int)(MIBS * MIB / 4 / BLOCK);
-    uint64_t *d_start, *d_end;
-    uint32_t* d_bsm;
-    CK(cudaMalloc(&d_start, max_blocks * 8));
-    CK(cudaMalloc(&d_end, max_blocks * 8));
-    CK(cudaMalloc(&d_bsm, max_blocks * 4));
-    FILE* times = fopen((dir + "/blocks_time.csv").c_str(), "w");
-    fprintf(times, "elem,stride,blocks,plain_warm_ns,fence_warm_ns,rec_warm_ns,rec_fence_warm_ns\n");
-    blocks_case<double>({8, 21}, (double*)a, d_start, d_end, d_bsm, dir, times);
-    blocks_case<float>({4, 32}, (float*)a, d_start, d_end, d_bsm, dir, times);
-    fclose(times);
-    CK(cudaFree(a));
+    CK(cudaFree(d_sm));
+    CK(cudaFree(d_cyc));
+    run_blocks_cases({{8, 21}, {4, 32}}, dir);
     return 0;
 }
 
@@ -290,7 +285,7 @@ int main(int argc, char** argv) {
     if (argc >= 3 && strcmp(argv[1], "blocks") == 0) return blocks_mode(argv[2]);
     if (argc >= 3 && strcmp(argv[1], "side") == 0) return side_mode(argv[2]);
     if (argc < 3 || strcmp(argv[1], "run") != 0) {
-        fprintf(stderr, "usage: waves run OUTDIR [MIB] | waves blocks OUTDIR\n");
+        fprintf(stderr, "usage: waves run OUTDIR [MIB] | waves blocks OUTDIR | waves side OUTDIR\n");
         return 2;
     }
     std::string dir = argv[2];
