@@ -509,6 +509,19 @@ fn barrier_mismatch(pc: u32, detail: String) -> ExecError {
 }
 
 /// Counts one coalesced memory instruction.
+/// Beats of store data a store line request sends from its SM: one per
+/// sector it writes, and one more for the byte mask where any of those
+/// sectors is partly written (`bytes`: the bytes written, by sector).
+/// Measured on the H200 (`tools/measure/mlp`, one SM storing into the L2):
+/// 1.01 whole sectors a cycle in lines of 2 and 4 sectors, 0.50 lines a
+/// cycle of one partly written sector (4 or 16 bytes of it), 0.34 lines a
+/// cycle of two half-written sectors.
+pub(crate) fn store_beats(r: &LineRequest, bytes: &[u32; 4]) -> u64 {
+    let sectors = (0..4).filter(|&s| r.sectors >> s & 1 == 1);
+    let partial = sectors.clone().any(|s| bytes[s] != u32::MAX);
+    sectors.count() as u64 + partial as u64
+}
+
 pub(crate) fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
     let sum = lsu::summarize(lines);
     for k in 0..3 {
@@ -1397,14 +1410,15 @@ impl<'a> Simulation<'a> {
         }
         let mut done = issue;
         for r in &lines {
-            let at = self.sms[sm_i].lsu_line(issue);
             let arrive = if is_load {
+                let at = self.sms[sm_i].lsu_line(issue);
                 self.load_line(sm_i, r, at, l1_caches)
             } else {
                 let bytes = written
                     .iter()
                     .find(|w| w.0 == r.line)
                     .map_or([0; 4], |w| w.1);
+                let at = self.sms[sm_i].lsu_store_line(issue, store_beats(r, &bytes));
                 self.store_line(sm_i, r, bytes, at)
             };
             done = done.max(arrive);
@@ -1664,8 +1678,11 @@ impl<'a> Simulation<'a> {
         let cycles = end as f64 / self.cycle;
         let endf = end as f64;
         let lines: u64 = self.sms.iter().map(|s| s.lsu_lines()).sum();
-        let lsu_util = lines as f64 * scale.sectors
-            / (n_sm * cycles * scale.time * dev.sm.lsu_lines_per_cycle);
+        let store_extra: u64 = self.sms.iter().map(|s| s.lsu_store_extra_ps()).sum();
+        let lsu_util = (lines as f64 / (n_sm * cycles * dev.sm.lsu_lines_per_cycle)
+            + store_extra as f64 / (n_sm * endf))
+            * scale.sectors
+            / scale.time;
         let (req, resp) = self.noc.bytes();
         let sum = |f: fn(&Sm) -> u64| self.sms.iter().map(f).sum::<u64>() as f64;
         let (latency_sum, loads) = self
@@ -1740,6 +1757,24 @@ impl<'a> Simulation<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_sends_a_beat_per_sector_and_one_for_a_byte_mask() {
+        let req = |sectors: u8| LineRequest {
+            line: 0,
+            sectors,
+            size: 32,
+            request: 0,
+        };
+        let full = [u32::MAX; 4];
+        assert_eq!(store_beats(&req(0b1111), &full), 4);
+        assert_eq!(store_beats(&req(0b0001), &full), 1);
+        // 4 bytes of one sector; every other word of two.
+        assert_eq!(store_beats(&req(0b0001), &[0xf, 0, 0, 0]), 2);
+        assert_eq!(store_beats(&req(0b0011), &[0x0f0f_0f0f; 4]), 3);
+        // Bytes outside the request's sectors do not count.
+        assert_eq!(store_beats(&req(0b0010), &[0, u32::MAX, 0, 0]), 1);
+    }
 
     #[test]
     fn latency_percentiles_come_from_the_bins_they_fall_in() {
@@ -1898,11 +1933,18 @@ mod tests {
 
     /// A store stream into an L2 whose slices write `write_bytes_per_cycle`:
     /// its outcome.
-    fn store_stream(write_bytes_per_cycle: f64) -> Outcome {
+    /// A store stream on the H200 with its slices' write paths `slow`
+    /// times slower (every store's cycles, and the fills' rate).
+    fn store_stream(slow: f64) -> Outcome {
         let mut dev = h200();
-        dev.l2.as_mut().unwrap().slice_write_bytes_per_cycle = Some(write_bytes_per_cycle);
-        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "8388608")],
-               grid: ["8192"], block: ["256"], regs_per_thread: 8, useful_bytes: "8388608",
+        let l2 = dev.l2.as_mut().unwrap();
+        l2.slice_write_bytes_per_cycle = l2.slice_write_bytes_per_cycle.map(|w| w / slow);
+        l2.store_sector_cycles = l2.store_sector_cycles.map(|c| c * slow);
+        l2.store_request_cycles *= slow;
+        l2.store_mask_cycles *= slow;
+        // 32 MiB: about 1,990 line requests an SM, more than its entries.
+        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "33554432")],
+               grid: ["32768"], block: ["256"], regs_per_thread: 8, useful_bytes: "33554432",
                kernel: [Store(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")])"#;
         let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
         let point = wl.points(&[]).unwrap().remove(0);
@@ -1919,22 +1961,24 @@ mod tests {
         // its SM, holding an in-flight entry, so the SMs' entries run out
         // and the warps are held back (the buffers between the SMs and the
         // L2 are bounded). At the H200's own rate they never run out.
-        let slow = store_stream(24.3 / 50.0);
+        let slow = store_stream(50.0);
         assert!(
             slow.bottlenecks.inflight_stall > 1.0,
             "{:?}",
             slow.bottlenecks
         );
-        let fast = store_stream(24.3);
+        let fast = store_stream(1.0);
         assert_eq!(
             fast.bottlenecks.inflight_stall, 0.0,
             "{:?}",
             fast.bottlenecks
         );
-        // The kernel still ends when the slices have written every byte.
-        let bytes = slow.counters.l2_write_sectors as f64 * 32.0;
-        let slices = h200().l2.unwrap().slices as f64;
-        let cycles = bytes / (slices * 24.3 / 50.0);
+        // The kernel still ends when the slices have taken every store: a
+        // line request of four whole sectors each.
+        let l2 = h200().l2.unwrap();
+        let per_line = 4.0 * l2.store_sector_cycles.unwrap() + l2.store_request_cycles;
+        let lines = slow.counters.l2_write_sectors as f64 / 4.0;
+        let cycles = lines * per_line * 50.0 / l2.slices as f64;
         assert!(slow.counters.time_ps as f64 >= cycles * h200().cycle_ps() as f64);
     }
 

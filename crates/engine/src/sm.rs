@@ -7,13 +7,17 @@
 //!                                          │ one line request per 1/lsu_lines_per_cycle
 //!                                          ▼
 //!                       L1 tag stage ── hit ──▶ data after hit_latency_cycles
-//!                                          │ miss, or any store
+//!                                          │ miss, or any store (a store's
+//!                                          │ data: store_sectors_per_cycle)
 //!                                          ▼
 //!                     in-flight entries (max_pending_lines) ──▶ interconnect
 //! ```
 //!
 //! Peaks per SM: `issue_per_cycle` warp instructions and
-//! `lsu_lines_per_cycle` line requests (tag lookups) per SM cycle. Back-
+//! `lsu_lines_per_cycle` line requests (tag lookups) per SM cycle, and
+//! `store_sectors_per_cycle` sectors of store data (a store line request
+//! holds the LSU one beat per sector it writes, and one beat more for the
+//! byte mask of partly written sectors). Back-
 //! pressure: a warp waits to issue a memory instruction while the LSU has
 //! more than `lsu_queue_lines` lines of work queued; a line request that
 //! leaves the SM waits while every in-flight entry is taken.
@@ -42,6 +46,9 @@ pub struct SmTiming {
     pub alu_ps: u64,
     /// Time per line request in the LSU.
     pub lsu_ps: u64,
+    /// Time per beat of store data (a sector, or a byte mask) in the LSU,
+    /// where the device gives its store rate.
+    pub store_beat_ps: Option<u64>,
     /// Work the LSU input queue may hold ahead of a new instruction.
     pub lsu_window_ps: u64,
     /// L1 hit latency.
@@ -66,6 +73,7 @@ impl SmTiming {
             issue_ps: ps_up(1.0 / sm.issue_per_cycle, cy),
             alu_ps: ps(sm.alu_latency_cycles as f64, cy),
             lsu_ps,
+            store_beat_ps: sm.store_sectors_per_cycle.map(|r| ps_up(1.0 / r, cy)),
             lsu_window_ps: lsu_ps * sm.lsu_queue_lines as u64,
             l1_hit_ps: ps(
                 dev.l1.as_ref().map(|l| l.hit_latency_cycles).unwrap_or(0) as f64,
@@ -95,6 +103,8 @@ pub struct Sm {
     l1: Option<Cache>,
     inflight: Pool,
     lsu_lines: u64,
+    /// LSU time that store line requests held beyond their tag lookups.
+    lsu_store_extra_ps: u64,
     lsu_wait_ps: u64,
 }
 
@@ -110,6 +120,7 @@ impl Sm {
             l1: l1.map(Cache::new),
             inflight: Pool::new(dev.sm.max_pending_lines, t.entry_interval_ps),
             lsu_lines: 0,
+            lsu_store_extra_ps: 0,
             lsu_wait_ps: 0,
         }
     }
@@ -199,6 +210,23 @@ impl Sm {
         at
     }
 
+    /// Takes the LSU's next line slot for a store line request issued at
+    /// `t` that sends `beats` beats of data (its sectors, and its byte
+    /// mask if some are partly written); returns when the request leaves
+    /// the LSU. It holds the LSU for its tag lookup or its beats,
+    /// whichever is longer (without a store rate: the lookup).
+    pub fn lsu_store_line(&mut self, t: u64, beats: u64) -> u64 {
+        let hold = self
+            .t
+            .store_beat_ps
+            .map_or(self.t.lsu_ps, |b| (beats * b).max(self.t.lsu_ps));
+        let at = t.max(self.lsu_free) + hold;
+        self.lsu_free = at;
+        self.lsu_lines += 1;
+        self.lsu_store_extra_ps += hold - self.t.lsu_ps;
+        at
+    }
+
     /// Takes an in-flight entry for a line request looked up at `t`;
     /// returns when the request holds the entry (later than `t` only when
     /// one instruction's lines outnumber the free entries).
@@ -247,6 +275,12 @@ impl Sm {
     /// Line requests handled by the LSU so far.
     pub fn lsu_lines(&self) -> u64 {
         self.lsu_lines
+    }
+
+    /// LSU time that store line requests held beyond their tag lookups
+    /// (their data's beats), ps.
+    pub fn lsu_store_extra_ps(&self) -> u64 {
+        self.lsu_store_extra_ps
     }
 
     /// When the LSU finishes the work booked so far.
@@ -398,6 +432,33 @@ mod tests {
         }
         assert_eq!(sm.acquire(0), end);
         assert_eq!(sm.inflight_wait_ps(), end);
+    }
+
+    #[test]
+    fn a_store_line_holds_the_lsu_for_its_beats() {
+        // The H200's measured store path: a beat a cycle.
+        let d = dev();
+        assert_eq!(d.sm.store_sectors_per_cycle, Some(1.0));
+        let t = SmTiming::new(&d);
+        let beat = t.store_beat_ps.unwrap();
+        let mut sm = Sm::new(&d, t, None);
+        // A whole line (four sectors) holds it four beats, a lone partly
+        // written sector two (its data and its byte mask): 0.25 and 0.5
+        // line requests a cycle, as tools/measure/mlp measured.
+        assert_eq!(sm.lsu_store_line(0, 4), 4 * beat);
+        assert_eq!(sm.lsu_store_line(0, 2), 6 * beat);
+        // A load's lookup queues behind them; a one-beat store takes no
+        // longer than a lookup.
+        assert_eq!(sm.lsu_line(0), 6 * beat + t.lsu_ps);
+        assert_eq!(sm.lsu_store_line(0, 1), 6 * beat + 2 * t.lsu_ps);
+        assert_eq!(sm.lsu_store_extra_ps(), 6 * beat - 2 * t.lsu_ps);
+        // Without a store rate a store line takes a lookup's time.
+        let mut d0 = dev();
+        d0.sm.store_sectors_per_cycle = None;
+        let t0 = SmTiming::new(&d0);
+        let mut sm0 = Sm::new(&d0, t0, None);
+        assert_eq!(sm0.lsu_store_line(0, 4), t0.lsu_ps);
+        assert_eq!(sm0.lsu_store_extra_ps(), 0);
     }
 
     #[test]

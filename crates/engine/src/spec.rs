@@ -137,6 +137,14 @@ pub struct SmSpec {
     pub special_register_cycles: Option<f64>,
     /// Line requests (tag lookups) the load/store unit handles per cycle.
     pub lsu_lines_per_cycle: f64,
+    /// Sectors of store data the load/store unit sends toward the L2 per
+    /// cycle: a store line request holds the unit for one beat per sector
+    /// it writes and, where any byte of those sectors is left unwritten,
+    /// one beat more for its byte mask (or for its tag lookup, if that is
+    /// longer). Optional: without it a store line request takes a tag
+    /// lookup's time, as a load's does.
+    #[serde(default)]
+    pub store_sectors_per_cycle: Option<f64>,
     /// Line requests in flight per SM beyond the L1 (MSHRs): a load miss
     /// holds an entry until its data arrives, a store until the L2 (or the
     /// memory controller) acknowledges it. The LSU stalls while all are
@@ -305,6 +313,20 @@ pub struct L2Spec {
     /// that hits, fills and stores share.
     #[serde(default)]
     pub slice_write_bytes_per_cycle: Option<f64>,
+    /// Slice cycles a store request's sector takes on the write path (or,
+    /// without one, the port). Absent: its 32 bytes at the path's rate, as
+    /// a fill's.
+    #[serde(default)]
+    pub store_sector_cycles: Option<f64>,
+    /// Slice cycles a store request takes on the write path beyond its
+    /// sectors: its command, whatever its size (fills from DRAM take their
+    /// data alone). Default 0.
+    #[serde(default)]
+    pub store_request_cycles: f64,
+    /// Slice cycles more that a store request takes where some byte of its
+    /// sectors is not written: its byte mask. Default 0.
+    #[serde(default)]
+    pub store_mask_cycles: f64,
     /// Partitions the slices are split into (default 1). With 2, each
     /// partition caches the lines its own SMs use, keeping copies of lines
     /// homed in the other; a miss in the near partition goes to the home
@@ -585,6 +607,12 @@ impl DeviceSpec {
                 1024.0,
             ),
             (
+                "sm.store_sectors_per_cycle",
+                sm.store_sectors_per_cycle.unwrap_or(1.0),
+                1e-3,
+                1024.0,
+            ),
+            (
                 "sm.max_pending_lines",
                 sm.max_pending_lines as f64,
                 1.0,
@@ -787,6 +815,14 @@ impl DeviceSpec {
                 v.push(("l2.slice_write_bytes_per_cycle", w, 1e-3, 1e6));
             }
             v.push(("l2.mshrs", l2.mshrs as f64, 1.0, 1e6));
+            v.push((
+                "l2.store_sector_cycles",
+                l2.store_sector_cycles.unwrap_or(1.0),
+                1e-3,
+                1e5,
+            ));
+            v.push(("l2.store_request_cycles", l2.store_request_cycles, 0.0, 1e5));
+            v.push(("l2.store_mask_cycles", l2.store_mask_cycles, 0.0, 1e5));
             if let Some(f) = l2.fetch_bytes {
                 v.push(("l2.fetch_bytes", f as f64, 32.0, 128.0));
             }
