@@ -204,7 +204,13 @@ impl Sm {
     /// Takes the LSU's next line slot for an instruction issued at `t`;
     /// returns the time of its tag lookup.
     pub fn lsu_line(&mut self, t: u64) -> u64 {
-        let at = t.max(self.lsu_free) + self.t.lsu_ps;
+        self.take_lsu(t, self.t.lsu_ps)
+    }
+
+    /// Holds the LSU for `hold` from the first time at or after `t` it is
+    /// free, for one line request; returns when the request leaves it.
+    fn take_lsu(&mut self, t: u64, hold: u64) -> u64 {
+        let at = t.max(self.lsu_free) + hold;
         self.lsu_free = at;
         self.lsu_lines += 1;
         at
@@ -220,11 +226,8 @@ impl Sm {
             .t
             .store_beat_ps
             .map_or(self.t.lsu_ps, |b| (beats * b).max(self.t.lsu_ps));
-        let at = t.max(self.lsu_free) + hold;
-        self.lsu_free = at;
-        self.lsu_lines += 1;
         self.lsu_store_extra_ps += hold - self.t.lsu_ps;
-        at
+        self.take_lsu(t, hold)
     }
 
     /// Takes an in-flight entry for a line request looked up at `t`;
