@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds and runs inflight.cu on the first CUDA GPU (an H200 only): warm
+# event times of seed 002's stride kernel at 256 MiB for 8 to 1 blocks per
+# SM, the loaded latency of an isolated pointer chase beside it, then
+# Nsight Compute: one cold launch per case with the counters, and five
+# cold launches per case with the duration alone.
+#
+# Usage: tools/measure/inflight/run.sh [OUTDIR]   (default $OUT, else ./out)
+# Writes (8 files at most, the device tool's limit): env.txt,
+# sass_counts.txt, cases.csv, time.csv, probe.csv, ncu.csv, ncu_time.csv
+# (and run.log from the caller's tee).
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+require_h200
+measure_build inflight "${1:-}"
+echo "== build ok ($(date -u '+%H:%M:%S'))"
+gpu_state_before
+sass_counts
+rm -f "$OUTDIR/sass.txt"
+grep -E "^(#|k_stride|k_probe)" "$OUTDIR/sass_counts.txt" | grep -E "INSTR|LDG|STG|registers|^#" | head -30
+"$BIN" list >"$OUTDIR/cases.csv"
+
+echo "== time ($(date -u '+%H:%M:%S'))"
+timeout 200 "$BIN" time "$OUTDIR/time.csv"
+echo "time rc=$?"
+
+echo "== probe ($(date -u '+%H:%M:%S'))"
+timeout 120 "$BIN" probe "$OUTDIR/probe.csv"
+echo "probe rc=$?"
+
+WANT="gpu__time_duration.sum
+sm__cycles_elapsed.avg.per_second
+l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+lts__t_sectors_srcunit_tex_op_read.sum
+lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
+lts__t_sectors_srcunit_tex_op_write.sum
+dram__bytes_read.sum
+dram__bytes_write.sum
+sm__warps_active.avg.pct_of_peak_sustained_active
+launch__occupancy_limit_shared_mem
+launch__registers_per_thread"
+# Counters of the cases with no shared memory (8 blocks an SM: the others run
+# the same accesses); ncu saves and restores the 8.4 GB buffer between passes.
+ncu_campaign "$WANT" 0 11
+
+campaign_end
