@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "../ck.cuh"
+#include "../warm.cuh"
 
 static const uint64_t MiB = 1ull << 20;
 static const uint64_t N_BYTES = 256 * MiB;
@@ -174,11 +175,6 @@ static void launch(const Case &c, cudaStream_t st, bool marks) {
     }
 }
 
-static float median(std::vector<float> x) {
-    std::sort(x.begin(), x.end());
-    return x[x.size() / 2];
-}
-
 int main(int argc, char **argv) {
     std::string mode = argc > 1 ? argv[1] : "list";
     std::vector<Case> all = cases();
@@ -235,46 +231,16 @@ int main(int argc, char **argv) {
         perror(argv[2]);
         return 1;
     }
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     if (mode == "time") {
         fprintf(f, "index,elem,stride,smem,block,grid,warm_ns,warm_min_ns,warm_max_ns,launches_per_batch\n");
         for (size_t i = 0; i < all.size(); i++) {
             const Case &c = all[i];
-            // Warm: 2 launches, 3 timed alone to size the batches, then 5
-            // batches of R launches (about 20 ms a batch, 3 .. 200).
-            for (int w = 0; w < 2; w++) launch(c, 0, false);
-            float one = 1e9f;
-            for (int k = 0; k < 3; k++) {
-                CK(cudaEventRecord(e0));
-                launch(c, 0, false);
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                float ms = 0;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                one = std::min(one, ms);
-            }
-            int R = std::max(3, std::min(200, (int)(20.0f / std::max(one, 1e-3f))));
-            std::vector<float> warm;
-            for (int b = 0; b < 5; b++) {
-                CK(cudaEventRecord(e0));
-                for (int r = 0; r < R; r++) launch(c, 0, false);
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaGetLastError());
-                float ms = 0;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                warm.push_back(ms / R);
-            }
-            float wmed = median(warm);
-            float wmin = *std::min_element(warm.begin(), warm.end());
-            float wmax = *std::max_element(warm.begin(), warm.end());
+            WarmTime w = warm_batches([&] { launch(c, 0, false); });
             fprintf(f, "%zu,%d,%d,%u,256,%llu,%.1f,%.1f,%.1f,%d\n", i, c.elem, c.stride, c.smem_kib * 1024,
-                    (unsigned long long)(N_BYTES / c.elem / 256), wmed * 1e6, wmin * 1e6, wmax * 1e6, R);
+                    (unsigned long long)(N_BYTES / c.elem / 256), w.med_ns, w.min_ns, w.max_ns, w.per_batch);
             fflush(f);
             printf("%2zu elem %d stride %2d smem %3u KiB  warm %10.1f ns\n", i, c.elem, c.stride, c.smem_kib,
-                   wmed * 1e6);
+                   w.med_ns);
             fflush(stdout);
         }
         fclose(f);

@@ -5,14 +5,15 @@ tables of its README, from the raw results of run.sh.
 Usage: tools/measure/inflight/make_csv.py [RESULTS_DIR]
        (default tools/measure/inflight/results; run from anywhere)
 
-Reads RESULTS_DIR/{time.csv,ncu.csv,probe.csv}; writes
+Reads RESULTS_DIR/call1/{time.csv,ncu.csv,probe.csv} and
+RESULTS_DIR/call2/{time.csv,ncu.csv}; writes
 tests/data/h200/corpus/inflight.csv (family stride_smem,
 workloads/stride_smem.ron): every timed case, time_ns its warm event time
-(the median of five batches, as seed 002's 256 MiB times), with Nsight
-Compute's counters of one cold launch for the cases that have them (no
-shared memory: the others run the same accesses). Prints the times by
-blocks per SM, the counters, and the probe's latencies with the lines
-they imply beyond the SMs (Little's law).
+of call 1 (the median of five batches, as seed 002's 256 MiB times), with
+Nsight Compute's counters of one cold launch for the cases that have them
+(call 1: 8 blocks an SM, call 2: 2). Prints the times by blocks per SM,
+call 2's times against call 1's, the counters, and the probe's latencies
+with the lines they imply beyond the SMs (Little's law).
 
 Plain Python, so that it runs anywhere (the reading is ../campaign.py).
 """
@@ -34,8 +35,10 @@ COUNTERS = ["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors
 
 
 def main():
-    timed = list(csv.DictReader(open(os.path.join(RES, "time.csv"))))
-    counted = {int(c[1]): m for c, m in ncu_cases(os.path.join(RES, "ncu.csv"))}
+    one, two = os.path.join(RES, "call1"), os.path.join(RES, "call2")
+    timed = list(csv.DictReader(open(os.path.join(one, "time.csv"))))
+    again = {r["index"]: float(r["warm_ns"]) for r in csv.DictReader(open(os.path.join(two, "time.csv")))}
+    counted = {int(c[1]): m for d in (one, two) for c, m in ncu_cases(os.path.join(d, "ncu.csv"))}
     out = []
     for r in timed:
         i = int(r["index"])
@@ -55,15 +58,18 @@ def main():
     for e, s in keys:
         print(f"{e:>4} {s:>6} " + " ".join(f"{t[(e, s, m)] / 1e3:8.1f}" for m in sorted(BLOCKS)))
 
-    print("\nNsight Compute, one cold launch (8 blocks per SM): DRAM bytes read per L2 read sector")
+    d = [again[r["index"]] / float(r["warm_ns"]) - 1 for r in timed]
+    print(f"\ncall 2 against call 1: mean {100 * sum(d) / len(d):+.2f}%, at most {100 * max(map(abs, d)):.2f}% apart")
+
+    print("\nNsight Compute, one cold launch: DRAM bytes read per L2 read sector")
     for i, m in sorted(counted.items()):
         r = timed[i]
-        print(f"elem {r['elem']} stride {r['stride']:>2}: {num(m['dram__bytes_read.sum']) / num(m['lts__t_sectors_srcunit_tex_op_read.sum']):.1f}"
+        print(f"elem {r['elem']} stride {r['stride']:>2}, {BLOCKS[int(r['smem'])]} blocks: {num(m['dram__bytes_read.sum']) / num(m['lts__t_sectors_srcunit_tex_op_read.sum']):.1f}"
               f" B, DRAM writes {num(m['dram__bytes_write.sum']) / 1e6:.0f} MB, cold {num(m['gpu__time_duration.sum']) / 1e3:.1f} us")
 
     print("\nprobe: one warp's chase alone on its SM beside the stride kernel on the other 131")
     print("elem stride blocks  median   mean  p10  p90 ns   L2 sectors/ns  beyond the SMs (sectors/ns x mean)")
-    for p in csv.DictReader(open(os.path.join(RES, "probe.csv"))):
+    for p in csv.DictReader(open(os.path.join(one, "probe.csv"))):
         ci = int(p["case"])
         if ci < 0:
             print(f"  alone              {float(p['median_ns']):6.0f} {float(p['mean_ns']):6.0f} {float(p['p10_ns']):4.0f} {float(p['p90_ns']):4.0f}")

@@ -5,7 +5,9 @@
 # Nsight Compute: one cold launch per case with the counters, and five
 # cold launches per case with the duration alone.
 #
-# Usage: tools/measure/inflight/run.sh [OUTDIR]   (default $OUT, else ./out)
+# Usage: tools/measure/inflight/run.sh [OUTDIR [FROM TO]]   (default $OUT,
+# else ./out; Nsight Compute runs cases FROM..TO-1, default 0 11: those
+# without shared memory)
 # Writes (8 files at most, the device tool's limit): env.txt,
 # sass_counts.txt, cases.csv, time.csv, probe.csv, ncu.csv, ncu_time.csv
 # (and run.log from the caller's tee).
@@ -42,8 +44,8 @@ dram__bytes_write.sum
 sm__warps_active.avg.pct_of_peak_sustained_active
 launch__occupancy_limit_shared_mem
 launch__registers_per_thread"
-# Counters of the cases with no shared memory (8 blocks an SM: the others run
-# the same accesses); ncu saves and restores the 8.4 GB buffer between passes.
-ncu_campaign "$WANT" 0 11
+# Counters of some cases (ncu saves and restores the 8.4 GB buffer between
+# passes): by default those with no shared memory (8 blocks an SM).
+ncu_campaign "$WANT" "${2:-0}" "${3:-11}"
 
 campaign_end
