@@ -302,6 +302,10 @@ struct Op {
     /// A refresh: the bank takes no access from `begin` to `end` and is
     /// left with no row open.
     refresh: bool,
+    /// When the request reached the controller (a refresh: its `begin`).
+    /// Only the bookings of requests that arrived by a request's time are
+    /// ahead of it in the controller's queue.
+    arrived: u64,
 }
 
 /// The row an access with auto-precharge leaves: none (no access finds it
@@ -333,8 +337,11 @@ struct Bank {
     next_refresh: u64,
 }
 
-/// Bookings of a bank a request may be placed between (a controller's
-/// reordering reaches as far as its queue; beyond that it serves in order).
+/// Requests ahead of a request in a bank's queue (arrived by its time and
+/// not yet served) among which it may be placed (a controller's
+/// reordering reaches as far as its queue; beyond that it serves in
+/// order). Bookings of requests that arrive after it are not ahead of it:
+/// it takes the idle time between them where it fits.
 const WINDOW: usize = 16;
 
 /// Bookings a bank holds before it drops those that ended before the
@@ -399,26 +406,32 @@ impl Bank {
         if k.refi > 0 {
             self.skip_refreshes(t, k);
         }
-        // The first booking that is still busy at `t`; the scheduler looks
-        // at most `WINDOW` bookings ahead for idle time, else queues last.
-        // (Bookings end in order: more than `WINDOW` of them are busy at
-        // `t` when the one `WINDOW` from the last is, and otherwise the
-        // first busy one is among the last `WINDOW`.)
-        let n = self.ops.len();
-        let mut i = if n > WINDOW && self.ops[n - 1 - WINDOW].end > t {
-            n
-        } else {
-            let (mut lo, mut hi) = (n.saturating_sub(WINDOW), n);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if self.ops[mid].end <= t {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
+        // Bookings end in order. Of those still busy at `t`, the ones
+        // whose request arrived by `t` are ahead of this one in the queue:
+        // with more than `WINDOW` of them, it is served after the last of
+        // them (first come, first served), else the scheduler looks for
+        // idle time from the first busy booking. Bookings of requests that
+        // arrive after `t` (booked earlier, as a request that waited
+        // upstream is) are not ahead of it: it goes into the idle time
+        // between them where it fits, and behind them only where it does
+        // not. Found from the last booking back: the first busy one, or
+        // the last ahead once more than `WINDOW` are.
+        let (mut i, mut ahead, mut after) = (self.ops.len(), 0, None);
+        while i > 0 {
+            let o = &self.ops[i - 1];
+            if o.end <= t {
+                break;
+            }
+            if o.arrived <= t {
+                let a = *after.get_or_insert(i);
+                ahead += 1;
+                if ahead > WINDOW {
+                    i = a;
+                    break;
                 }
             }
-            lo
-        };
+            i -= 1;
+        }
         let joins = k.first_ready && !write && self.joins_batch(row, t);
         loop {
             // Between two bookings, a request needs the gap after the first
@@ -527,6 +540,7 @@ impl Bank {
                 hit,
                 write,
                 refresh: false,
+                arrived: t,
             };
             if i == self.ops.len() {
                 self.ops.push(op);
@@ -584,6 +598,7 @@ impl Bank {
             hit: false,
             write: false,
             refresh: true,
+            arrived: begin,
         });
         self.next_refresh += k.refi;
     }
@@ -637,13 +652,14 @@ impl Bank {
 
     /// Forgets bookings that ended before `t`, keeping the latest of them
     /// (its row is the one open at `t`), before booking a request that
-    /// arrives at `now`. While `now` is not before `t` and more than
-    /// `WINDOW + 1` bookings end after `t`, the request cannot see them:
-    /// [`Bank::book`] looks only at the last `WINDOW + 1` bookings, and
-    /// [`Bank::joins_batch`] stops at a booking that ended by `now`. They
-    /// are then left in place (up to `KEEP` bookings in all), and dropped
-    /// later up to a later time, which drops the same ones: the front of
-    /// the queue is not visited on every request.
+    /// arrives at `now`. While `now` is not before `t`, the request cannot
+    /// see them: [`Bank::book`] looks at the bookings from the last one
+    /// back to the last that ended by `now`, and
+    /// [`Bank::joins_batch`] stops at a booking that ended by `now`. While
+    /// more than `WINDOW + 1` bookings end after `t` they are then left in
+    /// place (up to `KEEP` bookings in all), and dropped later up to a
+    /// later time, which drops the same ones: the front of a long queue is
+    /// not visited on every request.
     fn advance(&mut self, t: u64, now: u64) {
         if t <= self.advanced {
             return;
@@ -1516,6 +1532,32 @@ mod tests {
         let conflict = d.read(other, 32, 500_000);
         assert_eq!(conflict, 500_000 + 10_000 + 10_000 + 10_000 + 2_000);
         assert_eq!(d.stats().row_misses, 3);
+    }
+
+    #[test]
+    fn a_request_is_not_queued_behind_requests_that_arrive_after_it() {
+        let mut d = Dram::new(spec());
+        // More than `WINDOW` reads of one row of a bank, booked first but
+        // arriving from 1 us on (they waited upstream)...
+        for i in 0..2 * WINDOW as u64 {
+            d.read(0, 32, 1_000_000 + i * 1_000);
+        }
+        // ...are not ahead of a read of another row of the bank arriving
+        // at 0, which uses the idle bank before them: ACT, CAS, burst.
+        let (c0, b0, r0) = d.map(0);
+        let other = (1..1u64 << 20)
+            .map(|k| k * 256)
+            .find(|&a| {
+                let (c, b, r) = d.map(a);
+                c == c0 && b == b0 && r != r0
+            })
+            .unwrap();
+        assert_eq!(d.read(other, 32, 0), 10_000 + 10_000 + 2_000);
+        // A read arriving among them, at 1.02 us, has more than `WINDOW`
+        // of them ahead: it is served after the last of those that arrived
+        // by its time.
+        let late = d.read(other, 32, 1_020_000);
+        assert!(late > 1_020_000 + 10_000, "{late}");
     }
 
     #[test]
