@@ -1325,15 +1325,7 @@ mod tests {
     #[test]
     fn row_conflict_pays_precharge_and_activate() {
         let mut d = Dram::new(spec());
-        let (c0, b0, r0) = d.map(0);
-        // Find another address on the same channel and bank, other row.
-        let other = (1..1u64 << 20)
-            .map(|k| k * 256)
-            .find(|&a| {
-                let (c, b, r) = d.map(a);
-                c == c0 && b == b0 && r != r0
-            })
-            .unwrap();
+        let other = other_row(&d, 0);
         let t1 = d.read(0, 32, 0);
         let t2 = d.read(other, 32, t1);
         // PRE waits for tRAS after the first ACT (at 0): 30 ns, then tRP + tRCD + tCL + burst.
@@ -1342,6 +1334,18 @@ mod tests {
 
     /// `spec()` with each bank refreshed for 100 ns once per 1000 ns; bank
     /// 0 of channel 0 (address 0) is refreshed first, from 0 on.
+    /// An address on the channel and bank of `addr`, in another row.
+    fn other_row(d: &Dram, addr: u64) -> u64 {
+        let (c0, b0, r0) = d.map(addr);
+        (1..1u64 << 20)
+            .map(|k| k * 256)
+            .find(|&a| {
+                let (c, b, r) = d.map(a);
+                c == c0 && b == b0 && r != r0
+            })
+            .unwrap()
+    }
+
     fn refreshed() -> Dram {
         let d = Dram::new(DramSpec {
             t_refi_ns: 1000.0,
@@ -1491,14 +1495,7 @@ mod tests {
         // recovery, at 12 + 50 ns with tWR = 50 ns; the rest is the same.
         let read_after_write = |t_wr_ns: f64| {
             let mut d = Dram::new(DramSpec { t_wr_ns, ..spec() });
-            let (c0, b0, r0) = d.map(0);
-            let other = (1..1u64 << 20)
-                .map(|k| k * 256)
-                .find(|&a| {
-                    let (c, b, r) = d.map(a);
-                    c == c0 && b == b0 && r != r0
-                })
-                .unwrap();
+            let other = other_row(&d, 0);
             d.write(0, 32, false, true, 0);
             assert_eq!(d.drain(0), 24_000);
             d.read(other, 32, 24_000)
@@ -1521,14 +1518,7 @@ mod tests {
         // Another row of the same bank, ready at 0.5 us: the later read
         // opens its own row (it was booked as a miss), so this one goes
         // first: precharge after tRAS, activate, CAS, burst.
-        let (c0, b0, r0) = d.map(0);
-        let other = (1..1u64 << 20)
-            .map(|k| k * 256)
-            .find(|&a| {
-                let (c, b, r) = d.map(a);
-                c == c0 && b == b0 && r != r0
-            })
-            .unwrap();
+        let other = other_row(&d, 0);
         let conflict = d.read(other, 32, 500_000);
         assert_eq!(conflict, 500_000 + 10_000 + 10_000 + 10_000 + 2_000);
         assert_eq!(d.stats().row_misses, 3);
@@ -1544,14 +1534,7 @@ mod tests {
         }
         // ...are not ahead of a read of another row of the bank arriving
         // at 0, which uses the idle bank before them: ACT, CAS, burst.
-        let (c0, b0, r0) = d.map(0);
-        let other = (1..1u64 << 20)
-            .map(|k| k * 256)
-            .find(|&a| {
-                let (c, b, r) = d.map(a);
-                c == c0 && b == b0 && r != r0
-            })
-            .unwrap();
+        let other = other_row(&d, 0);
         assert_eq!(d.read(other, 32, 0), 10_000 + 10_000 + 2_000);
         // A read arriving among them, at 1.02 us, has more than `WINDOW`
         // of them ahead: it is served after the last of those that arrived
