@@ -335,6 +335,24 @@ struct Bank {
     /// Start of the bank's next refresh not yet booked; every booking ends
     /// before it.
     next_refresh: u64,
+    /// What the queue looked like to the last request, where its booking
+    /// went last: the next request arriving at the same time (the next
+    /// access of a request, the next write of a batch) finds the same
+    /// queue with that booking added, without looking again.
+    last: Option<Queue>,
+}
+
+/// The bookings ahead of a request arriving at `t`, as [`queue_start`]
+/// finds them, in a bank of `len` bookings (the request's own the last).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Queue {
+    t: u64,
+    len: usize,
+    /// Bookings busy at `t` whose requests arrived by then (the
+    /// request's own included), up to `WINDOW + 1`.
+    ahead: usize,
+    /// The first booking busy at `t` (where `ahead` is at most `WINDOW`).
+    first_busy: usize,
 }
 
 /// Requests ahead of a request in a bank's queue (arrived by its time and
@@ -383,6 +401,34 @@ impl BankTiming {
     }
 }
 
+/// Where [`Bank::book`] starts to look for room for a request arriving
+/// at `t` among `ops` (which end in order): after the last booking whose
+/// request arrived by `t`, where more than [`WINDOW`] bookings busy at
+/// `t` arrived by then; else at the first booking busy at `t`. Also
+/// returns how many busy bookings arrived by `t` (counted up to
+/// `WINDOW + 1`).
+#[inline]
+fn queue_start(ops: &[Op], t: u64) -> (usize, usize) {
+    let (mut i, mut ahead, mut after) = (ops.len(), 0, 0);
+    while i > 0 {
+        let o = &ops[i - 1];
+        if o.end <= t {
+            break;
+        }
+        if o.arrived <= t {
+            if ahead == 0 {
+                after = i;
+            }
+            ahead += 1;
+            if ahead > WINDOW {
+                return (after, ahead);
+            }
+        }
+        i -= 1;
+    }
+    (i, ahead)
+}
+
 impl Bank {
     /// Books a column access (a write if `write`, one that closes its row
     /// after it if `close`) to `row` ready at `t`; the
@@ -416,22 +462,22 @@ impl Bank {
         // between them where it fits, and behind them only where it does
         // not. Found from the last booking back: the first busy one, or
         // the last ahead once more than `WINDOW` are.
-        let (mut i, mut ahead, mut after) = (self.ops.len(), 0, None);
-        while i > 0 {
-            let o = &self.ops[i - 1];
-            if o.end <= t {
-                break;
-            }
-            if o.arrived <= t {
-                let a = *after.get_or_insert(i);
-                ahead += 1;
-                if ahead > WINDOW {
-                    i = a;
-                    break;
+        // The request before, arriving at the same time, was booked last:
+        // its booking is busy at `t` and arrived by then, the last one,
+        // and the queue is otherwise as it found it.
+        let n = self.ops.len();
+        let (start, ahead) = match self.last {
+            Some(q) if q.t == t && q.len == n => {
+                if q.ahead > WINDOW {
+                    (n, q.ahead)
+                } else {
+                    (q.first_busy, q.ahead)
                 }
             }
-            i -= 1;
-        }
+            _ => queue_start(&self.ops, t),
+        };
+        self.last = None;
+        let mut i = start;
         let joins = k.first_ready && !write && self.joins_batch(row, t);
         loop {
             // Between two bookings, a request needs the gap after the first
@@ -544,6 +590,17 @@ impl Bank {
             };
             if i == self.ops.len() {
                 self.ops.push(op);
+                // Queued behind every busy booking that had arrived, or
+                // from the first busy one on: the next request at `t` finds
+                // this one ahead of it too.
+                if self.ops.len() == n + 1 {
+                    self.last = Some(Queue {
+                        t,
+                        len: n + 1,
+                        ahead: (ahead + 1).min(WINDOW + 1),
+                        first_busy: start,
+                    });
+                }
             } else {
                 self.ops.insert(i, op);
             }
@@ -589,6 +646,7 @@ impl Bank {
 
     /// Books the next refresh, after every booking.
     fn book_refresh(&mut self, k: &BankTiming) {
+        self.last = None;
         let begin = self.refresh_start(k);
         self.ops.push(Op {
             begin,
@@ -671,6 +729,7 @@ impl Bank {
         self.advanced = t;
         while self.ops.len() > 1 && self.ops[1].end <= t {
             self.ops.pop_front();
+            self.last = None;
         }
     }
 }
@@ -1726,6 +1785,50 @@ mod tests {
                 let n = early.ops.len();
                 prop_assert!(late.ops.len() >= n);
                 prop_assert!(late.ops.iter().skip(late.ops.len() - n).eq(early.ops.iter()));
+            }
+        });
+    }
+
+    /// A request arriving at the time of the request booked last on its
+    /// bank (the next access of one request, the next write of a batch)
+    /// is booked from what the bank saw then: exactly as a bank that
+    /// looks at its queue again.
+    #[test]
+    fn a_request_at_the_last_ones_time_books_as_one_that_looks_again() {
+        use proptest::prelude::*;
+        let reqs = prop::collection::vec(
+            (0u64..3, 0u64..2_000, 1usize..5, 0u64..60_000, any::<bool>()),
+            1..300,
+        );
+        proptest!(|(reqs in reqs, first_ready in any::<bool>(), refresh in any::<bool>())| {
+            let k = BankTiming {
+                t_rcd: 10_000,
+                t_rp: 10_000,
+                t_ras: 30_000,
+                col: 2_000,
+                t_wr: 5_000,
+                faw4: 1_000,
+                first_ready,
+                refi: if refresh { 50_000 } else { 0 },
+                rfc: 8_000,
+                postpone: 0,
+            };
+            let (mut kept, mut fresh) = (Bank::default(), Bank::default());
+            let (mut acts_k, mut acts_f) = (Calendar::new(4_000, 4), Calendar::new(4_000, 4));
+            let mut t = 0;
+            for (row, step, accesses, ahead, write) in reqs {
+                t += step;
+                // Some arrive before the latest arrival so far.
+                let now = (t + ahead).saturating_sub(20_000);
+                kept.advance(t, now);
+                fresh.advance(t, now);
+                for _ in 0..accesses {
+                    fresh.last = None;
+                    let a = kept.book(row, write, false, now, &k, &mut acts_k, |c| c);
+                    let b = fresh.book(row, write, false, now, &k, &mut acts_f, |c| c);
+                    prop_assert_eq!(a, b);
+                }
+                prop_assert!(kept.ops.iter().eq(fresh.ops.iter()));
             }
         });
     }

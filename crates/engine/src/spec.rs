@@ -612,11 +612,12 @@ impl DeviceSpec {
                 1e-3,
                 1024.0,
             ),
+            // Pools of entries count their holders in 16 bits.
             (
                 "sm.max_pending_lines",
                 sm.max_pending_lines as f64,
                 1.0,
-                1e6,
+                timing::MAX_ENTRIES as f64,
             ),
             ("sm.lsu_queue_lines", sm.lsu_queue_lines as f64, 1.0, 1e6),
             (
@@ -707,7 +708,12 @@ impl DeviceSpec {
                 64.0,
             ),
             ("dram.write_drain", d.write_drain as f64, 1.0, 1e6),
-            ("dram.read_queue", d.read_queue as f64, 1.0, 1e6),
+            (
+                "dram.read_queue",
+                d.read_queue as f64,
+                1.0,
+                timing::MAX_ENTRIES as f64,
+            ),
             ("dram.ecc_overhead", d.ecc_overhead, 0.0, 100.0),
             (
                 "shared.bytes_per_sm",
@@ -814,7 +820,7 @@ impl DeviceSpec {
             if let Some(w) = l2.slice_write_bytes_per_cycle {
                 v.push(("l2.slice_write_bytes_per_cycle", w, 1e-3, 1e6));
             }
-            v.push(("l2.mshrs", l2.mshrs as f64, 1.0, 1e6));
+            v.push(("l2.mshrs", l2.mshrs as f64, 1.0, timing::MAX_ENTRIES as f64));
             v.push((
                 "l2.store_sector_cycles",
                 l2.store_sector_cycles.unwrap_or(1.0),

@@ -73,8 +73,9 @@ impl Divisor {
 /// A queue kept in one contiguous run of memory, so that a run of its
 /// entries is one slice (a booking that spans many intervals updates one
 /// slice; a bank's bookings are scanned as one). Dropping from the front
-/// moves an offset; the storage is compacted once the dropped part
-/// outgrows the live one. Reads go through the slice of live entries.
+/// moves an offset; the storage is compacted once the dropped part is
+/// four times the live one (each entry is then copied a quarter of a
+/// time on average). Reads go through the slice of live entries.
 #[derive(Debug, Clone)]
 pub struct Window<T> {
     v: Vec<T>,
@@ -133,7 +134,7 @@ impl<T> Window<T> {
         if self.head == self.v.len() {
             self.v.clear();
             self.head = 0;
-        } else if self.head >= 32 && 2 * self.head >= self.v.len() {
+        } else if self.head >= 32 && self.head >= 4 * (self.v.len() - self.head) {
             self.v.drain(..self.head);
             self.head = 0;
         }
@@ -227,6 +228,7 @@ impl Calendar {
 
     /// Reserves `amount` units at or after `t`; returns when the last of
     /// them is done.
+    #[inline]
     pub fn reserve(&mut self, t: u64, amount: u64) -> u64 {
         self.busy += amount;
         let (b, cap) = (self.bucket_ps, self.cap);
@@ -269,6 +271,7 @@ impl Calendar {
 
     /// What [`Calendar::reserve`] would return for `amount` units at or
     /// after `t`, without reserving them.
+    #[inline]
     pub fn peek(&self, t: u64, amount: u64) -> u64 {
         let (b, cap) = (self.bucket_ps, self.cap);
         let mut left = amount;
@@ -338,23 +341,31 @@ impl Calendar {
 pub struct Pool {
     bucket_ps: u64,
     by_bucket: Divisor,
-    k: u32,
+    k: u16,
     start: u64,
     /// Every interval before this one is full.
     first_open: u64,
-    holders: Window<u32>,
+    /// Holders of each interval from `start` on, counted up to
+    /// [`MAX_ENTRIES`] (an interval with that many is full whatever the
+    /// pool's size): half the memory of wider counts, and twice as many
+    /// counted per host instruction.
+    holders: Window<u16>,
     /// Sum over acquisitions of the time spent waiting for an entry, ps.
     wait_ps: u64,
 }
 
+/// The most entries a [`Pool`] has (configs that size a pool check
+/// against it).
+pub const MAX_ENTRIES: u32 = u16::MAX as u32;
+
 impl Pool {
-    /// `k` free entries (at least one), counted in intervals of
-    /// `bucket_ps` (a fraction of the shortest hold).
+    /// `k` free entries (at least one, at most [`MAX_ENTRIES`]), counted
+    /// in intervals of `bucket_ps` (a fraction of the shortest hold).
     pub fn new(k: u32, bucket_ps: u64) -> Pool {
         Pool {
             bucket_ps: bucket_ps.max(1),
             by_bucket: Divisor::new(bucket_ps),
-            k: k.max(1),
+            k: k.clamp(1, MAX_ENTRIES) as u16,
             start: 0,
             first_open: 0,
             holders: Window::default(),
@@ -365,6 +376,7 @@ impl Pool {
     /// Takes an entry for a request ready at `t`; returns when the request
     /// holds it (`t`, or later if every entry is held then). Each acquire
     /// is followed by one [`Pool::release`] with the time returned here.
+    #[inline]
     pub fn acquire(&mut self, t: u64) -> u64 {
         let at = self.free_at(t);
         self.wait_ps += at - t;
@@ -373,6 +385,7 @@ impl Pool {
 
     /// The first time at or after `t` at which an entry is free: what
     /// [`Pool::acquire`] would return, without taking it.
+    #[inline]
     pub fn free_at(&self, t: u64) -> u64 {
         let b = self.bucket_ps;
         let mut i = self.by_bucket.div(t).max(self.start).max(self.first_open);
@@ -394,6 +407,7 @@ impl Pool {
 
     /// Gives back an entry held from `from` (as returned by
     /// [`Pool::acquire`]) to `to`.
+    #[inline]
     pub fn release(&mut self, from: u64, to: u64) {
         let b = self.bucket_ps;
         let from = from.max(self.start * b);
@@ -404,7 +418,7 @@ impl Pool {
         );
         self.holders.ensure(k1 + 1);
         for n in &mut self.holders.slice_mut()[k0..=k1] {
-            *n += 1;
+            *n = n.saturating_add(1);
         }
         let f0 = (self.first_open - self.start) as usize;
         let h = self.holders.slice();
@@ -423,7 +437,7 @@ impl Pool {
 
     /// Number of entries.
     pub fn size(&self) -> u32 {
-        self.k
+        self.k as u32
     }
 
     /// Total time requests waited for an entry, ps.
@@ -524,6 +538,21 @@ mod tests {
         // Ready while the first holds the entry: waits for it.
         assert_eq!(p.free_at(2000), 5000);
         assert_eq!(p.acquire(2000), 5000);
+    }
+
+    /// Holders beyond the count's range leave an interval full: a pool of
+    /// the largest size held more times over than that still makes a
+    /// request wait.
+    #[test]
+    fn pool_stays_full_beyond_its_largest_count() {
+        let mut p = Pool::new(MAX_ENTRIES + 10, 10);
+        assert_eq!(p.size(), MAX_ENTRIES);
+        for _ in 0..MAX_ENTRIES as u64 + 5 {
+            p.release(0, 100);
+        }
+        assert_eq!(p.free_at(0), 100);
+        assert_eq!(p.free_at(55), 100);
+        assert_eq!(p.free_at(100), 100);
     }
 
     /// Divisors with a path of their own (1, powers of two) and the
