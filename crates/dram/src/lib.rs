@@ -727,8 +727,12 @@ impl Bank {
             return;
         }
         self.advanced = t;
-        while self.ops.len() > 1 && self.ops[1].end <= t {
-            self.ops.pop_front();
+        // Those before the last booking that ended by `t` (few: the
+        // bookings are dropped as their time passes).
+        let ops = self.ops.slice();
+        let ended = ops.iter().skip(1).take_while(|o| o.end <= t).count();
+        if ended > 0 {
+            self.ops.drop_front(ended);
             self.last = None;
         }
     }

@@ -73,9 +73,8 @@ impl Divisor {
 /// A queue kept in one contiguous run of memory, so that a run of its
 /// entries is one slice (a booking that spans many intervals updates one
 /// slice; a bank's bookings are scanned as one). Dropping from the front
-/// moves an offset; the storage is compacted once the dropped part is
-/// four times the live one (each entry is then copied a quarter of a
-/// time on average). Reads go through the slice of live entries.
+/// moves an offset; the storage is compacted once the dropped part
+/// outgrows the live one. Reads go through the slice of live entries.
 #[derive(Debug, Clone)]
 pub struct Window<T> {
     v: Vec<T>,
@@ -130,11 +129,16 @@ impl<T> Window<T> {
 
     /// Drops the oldest entry.
     pub fn pop_front(&mut self) {
-        self.head += 1;
+        self.drop_front(1);
+    }
+
+    /// Drops the `n` oldest entries (all of them, if fewer).
+    pub fn drop_front(&mut self, n: usize) {
+        self.head += n.min(self.len());
         if self.head == self.v.len() {
             self.v.clear();
             self.head = 0;
-        } else if self.head >= 32 && self.head >= 4 * (self.v.len() - self.head) {
+        } else if self.head >= 32 && 2 * self.head >= self.v.len() {
             self.v.drain(..self.head);
             self.head = 0;
         }
@@ -163,9 +167,10 @@ impl<T> std::ops::Deref for Window<T> {
 /// Drops the intervals of `v` (the first being number `start`) that end
 /// before interval `b` starts, keeping the one just before it.
 fn forget_before<T>(v: &mut Window<T>, start: &mut u64, b: u64) {
-    while *start + 1 < b && !v.is_empty() {
-        v.pop_front();
-        *start += 1;
+    if *start + 1 < b {
+        let n = (b - 1 - *start).min(v.len() as u64);
+        v.drop_front(n as usize);
+        *start += n;
     }
     if v.is_empty() && *start < b {
         *start = b.saturating_sub(1);
@@ -228,7 +233,6 @@ impl Calendar {
 
     /// Reserves `amount` units at or after `t`; returns when the last of
     /// them is done.
-    #[inline]
     pub fn reserve(&mut self, t: u64, amount: u64) -> u64 {
         self.busy += amount;
         let (b, cap) = (self.bucket_ps, self.cap);
@@ -271,7 +275,6 @@ impl Calendar {
 
     /// What [`Calendar::reserve`] would return for `amount` units at or
     /// after `t`, without reserving them.
-    #[inline]
     pub fn peek(&self, t: u64, amount: u64) -> u64 {
         let (b, cap) = (self.bucket_ps, self.cap);
         let mut left = amount;
@@ -376,7 +379,6 @@ impl Pool {
     /// Takes an entry for a request ready at `t`; returns when the request
     /// holds it (`t`, or later if every entry is held then). Each acquire
     /// is followed by one [`Pool::release`] with the time returned here.
-    #[inline]
     pub fn acquire(&mut self, t: u64) -> u64 {
         let at = self.free_at(t);
         self.wait_ps += at - t;
@@ -385,7 +387,6 @@ impl Pool {
 
     /// The first time at or after `t` at which an entry is free: what
     /// [`Pool::acquire`] would return, without taking it.
-    #[inline]
     pub fn free_at(&self, t: u64) -> u64 {
         let b = self.bucket_ps;
         let mut i = self.by_bucket.div(t).max(self.start).max(self.first_open);
@@ -407,7 +408,6 @@ impl Pool {
 
     /// Gives back an entry held from `from` (as returned by
     /// [`Pool::acquire`]) to `to`.
-    #[inline]
     pub fn release(&mut self, from: u64, to: u64) {
         let b = self.bucket_ps;
         let from = from.max(self.start * b);
