@@ -1750,6 +1750,24 @@ mod tests {
         }
     }
 
+    /// Bank timings for the tests that book random requests: tRCD = tRP =
+    /// 10 ns, tRAS 30 ns, a column slot 2 ns; `refresh`: every 50 ns, for
+    /// 8 ns, put off up to `postpone` intervals.
+    fn random_requests_timing(first_ready: bool, refresh: bool, postpone: u64) -> BankTiming {
+        BankTiming {
+            t_rcd: 10_000,
+            t_rp: 10_000,
+            t_ras: 30_000,
+            col: 2_000,
+            t_wr: 5_000,
+            faw4: 1_000,
+            first_ready,
+            refi: if refresh { 50_000 } else { 0 },
+            rfc: 8_000,
+            postpone,
+        }
+    }
+
     /// A bank that leaves the bookings ended before the advanced time in
     /// place while its requests cannot see them books every request as
     /// one that drops them at once, and ends up holding the same bookings
@@ -1761,18 +1779,7 @@ mod tests {
             prop::collection::vec((0u64..4, 0u64..3_000, 0u64..120_000, any::<bool>()), 1..400);
         proptest!(|(reqs in reqs, first_ready in any::<bool>(), refresh in 0u64..3)| {
             // No refresh, refreshes at their time, or put off.
-            let k = BankTiming {
-                t_rcd: 10_000,
-                t_rp: 10_000,
-                t_ras: 30_000,
-                col: 2_000,
-                t_wr: 5_000,
-                faw4: 1_000,
-                first_ready,
-                refi: if refresh > 0 { 50_000 } else { 0 },
-                rfc: 8_000,
-                postpone: if refresh == 2 { 8 } else { 0 },
-            };
+            let k = random_requests_timing(first_ready, refresh > 0, if refresh == 2 { 8 } else { 0 });
             let (mut late, mut early) = (Bank::default(), Bank::default());
             let (mut acts_l, mut acts_e) = (Calendar::new(4_000, 4), Calendar::new(4_000, 4));
             let mut t = 0;
@@ -1810,18 +1817,7 @@ mod tests {
             1..300,
         );
         proptest!(|(reqs in reqs, first_ready in any::<bool>(), refresh in any::<bool>())| {
-            let k = BankTiming {
-                t_rcd: 10_000,
-                t_rp: 10_000,
-                t_ras: 30_000,
-                col: 2_000,
-                t_wr: 5_000,
-                faw4: 1_000,
-                first_ready,
-                refi: if refresh { 50_000 } else { 0 },
-                rfc: 8_000,
-                postpone: 0,
-            };
+            let k = random_requests_timing(first_ready, refresh, 0);
             let (mut kept, mut fresh) = (Bank::default(), Bank::default());
             let (mut acts_k, mut acts_f) = (Calendar::new(4_000, 4), Calendar::new(4_000, 4));
             let mut t = 0;
