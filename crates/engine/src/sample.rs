@@ -82,7 +82,7 @@
 //! 2% off, the estimate covering 48 of the 58 sampled. The precision and
 //! the restart alone took that to 12 of 64 (worst +9.2%, double stride 29:
 //! an even phase), 59 of 64 covered; the longer halves of long grids to
-//! the figures of the README's "Speed and sampling".
+//! the figures of `docs/speed.md`.
 //!
 //! A kernel whose rate keeps drifting (more than the tolerance between
 //! the halves) never settles and is timed whole; `Auto` samples only grids
