@@ -4,7 +4,7 @@
 
 Usage: compare_validate.py SAMPLED.csv FULL.csv
 Prints the cases whose time or L2/DRAM counters differ, then a summary
-against issue 9's targets (time within 2%, L2/DRAM within 1%, the sampled
+against the sampler's targets (time within 2%, L2/DRAM within 1%, the sampled
 run's error estimate `time_ns_error` covering the difference from the full
 run on at least 95% of the sampled cases).
 """
