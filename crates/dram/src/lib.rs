@@ -1400,8 +1400,6 @@ mod tests {
         assert_eq!(t2, 30_000 + 10_000 + 10_000 + 10_000 + 2_000);
     }
 
-    /// `spec()` with each bank refreshed for 100 ns once per 1000 ns; bank
-    /// 0 of channel 0 (address 0) is refreshed first, from 0 on.
     /// An address on the channel and bank of `addr`, in another row.
     fn other_row(d: &Dram, addr: u64) -> u64 {
         let (c0, b0, r0) = d.map(addr);
@@ -1414,6 +1412,8 @@ mod tests {
             .unwrap()
     }
 
+    /// `spec()` with each bank refreshed for 100 ns once per 1000 ns; bank
+    /// 0 of channel 0 (address 0) is refreshed first, from 0 on.
     fn refreshed() -> Dram {
         let d = Dram::new(DramSpec {
             t_refi_ns: 1000.0,
