@@ -5,15 +5,17 @@ tables of its README, from the raw results of run.sh.
 Usage: tools/measure/inflight/make_csv.py [RESULTS_DIR]
        (default tools/measure/inflight/results; run from anywhere)
 
-Reads RESULTS_DIR/call1/{time.csv,ncu.csv,probe.csv} and
-RESULTS_DIR/call2/{time.csv,ncu.csv}; writes
-tests/data/h200/corpus/inflight.csv (family stride_smem,
-workloads/stride_smem.ron): every timed case, time_ns its warm event time
-of call 1 (the median of five batches, as seed 002's 256 MiB times), with
-Nsight Compute's counters of one cold launch for the cases that have them
-(call 1: 8 blocks an SM, call 2: 2). Prints the times by blocks per SM,
-call 2's times against call 1's, the counters, and the probe's latencies
-with the lines they imply beyond the SMs (Little's law).
+Reads RESULTS_DIR/call1/{time.csv,ncu.csv,probe.csv},
+RESULTS_DIR/call2/{time.csv,ncu.csv}, RESULTS_DIR/call3/{time.csv,ncu.csv}
+and RESULTS_DIR/call4/ncu.csv; writes tests/data/h200/corpus/inflight.csv
+(family stride_smem, workloads/stride_smem.ron): every timed case,
+time_ns its warm event time of call 1 (the median of five batches, as
+seed 002's 256 MiB times), with Nsight Compute's counters of one cold
+launch (call 1: 8 blocks an SM, call 2: 2, call 3: the others). Prints
+the times by blocks per SM, calls 2 and 3's times against call 1's, the
+counters, the L2's store lookups (call 3) and its sectors by source
+(call 4), and the probe's latencies with the lines they imply beyond the
+SMs (Little's law).
 
 Plain Python, so that it runs anywhere (the reading is ../campaign.py).
 """
@@ -35,10 +37,12 @@ COUNTERS = ["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors
 
 
 def main():
-    one, two = os.path.join(RES, "call1"), os.path.join(RES, "call2")
+    one, two, three, four = (os.path.join(RES, f"call{k}") for k in (1, 2, 3, 4))
     timed = list(csv.DictReader(open(os.path.join(one, "time.csv"))))
     again = {r["index"]: float(r["warm_ns"]) for r in csv.DictReader(open(os.path.join(two, "time.csv")))}
-    counted = {int(c[1]): m for d in (one, two) for c, m in ncu_cases(os.path.join(d, "ncu.csv"))}
+    third = {r["index"]: float(r["warm_ns"]) for r in csv.DictReader(open(os.path.join(three, "time.csv")))}
+    # Call 3 counted every case; calls 1 and 2 keep the cases they counted.
+    counted = {int(c[1]): m for d in (three, one, two) for c, m in ncu_cases(os.path.join(d, "ncu.csv"))}
     out = []
     for r in timed:
         i = int(r["index"])
@@ -60,6 +64,34 @@ def main():
 
     d = [again[r["index"]] / float(r["warm_ns"]) - 1 for r in timed]
     print(f"\ncall 2 against call 1: mean {100 * sum(d) / len(d):+.2f}%, at most {100 * max(map(abs, d)):.2f}% apart")
+    d = [third[r["index"]] / float(r["warm_ns"]) - 1 for r in timed]
+    print(f"call 3 against call 1: mean {100 * sum(d) / len(d):+.2f}%, at most {100 * max(map(abs, d)):.2f}% apart")
+
+    print("\ncall 3, per L2 read sector from the SMs: store sectors that miss in the L2 (write lookups),")
+    print("and DRAM bytes read, by blocks of 256 per SM")
+    print("elem stride " + " ".join(f"{BLOCKS[s]:>13}" for s in sorted(BLOCKS)))
+    c3 = {int(c[1]): m for c, m in ncu_cases(os.path.join(three, "ncu.csv"))}
+    for e, s in keys:
+        cells = []
+        for sm in sorted(BLOCKS):
+            i = next(int(r["index"]) for r in timed if (int(r["elem"]), int(r["stride"]), int(r["smem"])) == (e, s, sm))
+            m = c3[i]
+            rd = num(m["lts__t_sectors_srcunit_tex_op_read.sum"])
+            miss = num(m["lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum"]) / num(m["lts__t_sectors_srcunit_tex_op_write.sum"])
+            cells.append(f"{100 * miss:5.2f}% {num(m['dram__bytes_read.sum']) / rd:5.1f}B")
+        print(f"{e:>4} {s:>6} " + " ".join(f"{c:>13}" for c in cells))
+
+    print("\ncall 4, the L2's sectors by source, per L2 read sector from the SMs")
+    cols = ["lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_lookup_miss.sum",
+            "lts__t_sectors_srcunit_tex_op_write.sum", "lts__t_sectors_srcunit_ltcfabric_op_read.sum",
+            "lts__t_sectors_srcunit_ltcfabric_op_write.sum", "lts__d_sectors_fill_device.sum"]
+    print("elem stride blocks " + " ".join(c.replace("lts__", "").replace(".sum", "") for c in cols) + " other_writes")
+    for c, m in ncu_cases(os.path.join(four, "ncu.csv")):
+        r = timed[int(c[1])]
+        rd = num(m["lts__t_sectors_srcunit_tex_op_read.sum"])
+        v = [num(m[k]) / rd for k in cols]
+        other = v[1] - v[3] - v[5]
+        print(f"{r['elem']:>4} {r['stride']:>6} {BLOCKS[int(r['smem'])]:>6} " + " ".join(f"{x:.3f}" for x in v) + f" {other:.3f}")
 
     print("\nNsight Compute, one cold launch: DRAM bytes read per L2 read sector")
     for i, m in sorted(counted.items()):
