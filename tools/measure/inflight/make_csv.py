@@ -41,8 +41,10 @@ def main():
     timed = list(csv.DictReader(open(os.path.join(one, "time.csv"))))
     again = {r["index"]: float(r["warm_ns"]) for r in csv.DictReader(open(os.path.join(two, "time.csv")))}
     third = {r["index"]: float(r["warm_ns"]) for r in csv.DictReader(open(os.path.join(three, "time.csv")))}
+    c3 = {int(c[1]): m for c, m in ncu_cases(os.path.join(three, "ncu.csv"))}
     # Call 3 counted every case; calls 1 and 2 keep the cases they counted.
-    counted = {int(c[1]): m for d in (three, one, two) for c, m in ncu_cases(os.path.join(d, "ncu.csv"))}
+    counted = dict(c3)
+    counted.update({int(c[1]): m for d in (one, two) for c, m in ncu_cases(os.path.join(d, "ncu.csv"))})
     out = []
     for r in timed:
         i = int(r["index"])
@@ -70,12 +72,11 @@ def main():
     print("\ncall 3, per L2 read sector from the SMs: store sectors that miss in the L2 (write lookups),")
     print("and DRAM bytes read, by blocks of 256 per SM")
     print("elem stride " + " ".join(f"{BLOCKS[s]:>13}" for s in sorted(BLOCKS)))
-    c3 = {int(c[1]): m for c, m in ncu_cases(os.path.join(three, "ncu.csv"))}
+    index = {(int(r["elem"]), int(r["stride"]), int(r["smem"])): int(r["index"]) for r in timed}
     for e, s in keys:
         cells = []
         for sm in sorted(BLOCKS):
-            i = next(int(r["index"]) for r in timed if (int(r["elem"]), int(r["stride"]), int(r["smem"])) == (e, s, sm))
-            m = c3[i]
+            m = c3[index[(e, s, sm)]]
             rd = num(m["lts__t_sectors_srcunit_tex_op_read.sum"])
             miss = num(m["lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum"]) / num(m["lts__t_sectors_srcunit_tex_op_write.sum"])
             cells.append(f"{100 * miss:5.2f}% {num(m['dram__bytes_read.sum']) / rd:5.1f}B")

@@ -34,7 +34,8 @@ COUNTERS = ["lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_te
 
 def main():
     timed = list(csv.DictReader(open(os.path.join(RES, "time.csv"))))
-    counted = {int(c[1]): m for c, m in ncu_cases(os.path.join(RES, "ncu.csv"))}
+    profiled = ncu_cases(os.path.join(RES, "ncu.csv"))
+    counted = {int(c[1]): m for c, m in profiled}
     out = []
     for r in timed:
         if r["kind"] not in FAMILY:
@@ -60,7 +61,7 @@ def main():
     print("\nper sector the SMs read or write (the larger): the L2's writes from neither the SMs nor")
     print("the fabric, its sectors filled from DRAM, and the share of the SMs' store sectors that miss")
     print("kind elem stride blocks  other writes  fills  store misses")
-    for c, m in ncu_cases(os.path.join(RES, "ncu.csv")):
+    for c, m in profiled:
         rd, wr = num(m["lts__t_sectors_srcunit_tex_op_read.sum"]), num(m["lts__t_sectors_srcunit_tex_op_write.sum"])
         base = max(rd, wr)
         other = num(m["lts__t_sectors_op_write.sum"]) - wr - num(m["lts__t_sectors_srcunit_ltcfabric_op_write.sum"])
