@@ -281,27 +281,41 @@ impl Cache {
         self.lru[i] = self.clock;
     }
 
-    fn victim(&mut self, base: usize) -> usize {
+    /// The way to replace in the set at `base` for a line allocated at
+    /// `now`: an empty one, else the least recently used of those whose
+    /// data has all arrived by `now`. A line whose fill (or store) is still
+    /// on its way holds its slot until the data lands, as its miss holds
+    /// it in the MSHR that will write it there; only where every way of
+    /// the set waits so does the least recently used one go regardless.
+    fn victim(&mut self, base: usize, now: u64) -> usize {
         let ways = self.spec.ways as usize;
         if let Some(i) = self.tags[base..base + ways].iter().position(|&t| t == 0) {
             return base + i;
         }
         // Least recently used; wrapping-safe by age relative to the clock.
         let clock = self.clock;
-        let mut best = 0;
+        let now = to_units(now);
+        let landed = |w: &Way| (0..4).all(|s| w.valid >> s & 1 == 0 || w.ready[s] <= now);
+        let mut best = None;
         let mut age = 0;
+        let mut any = 0;
+        let mut any_age = 0;
         for (i, &l) in self.lru[base..base + ways].iter().enumerate() {
             let a = clock.wrapping_sub(l);
-            if a > age {
+            if a > any_age {
+                any_age = a;
+                any = i;
+            }
+            if (best.is_none() || a > age) && landed(&self.ways[base + i]) {
                 age = a;
-                best = i;
+                best = Some(i);
             }
         }
-        base + best
+        base + best.unwrap_or(any)
     }
 
-    fn replace(&mut self, base: usize, line: u64) -> (usize, Option<Victim>) {
-        let v = self.victim(base);
+    fn replace(&mut self, base: usize, line: u64, now: u64) -> (usize, Option<Victim>) {
+        let v = self.victim(base, now);
         let old = self.ways[v];
         let old_tag = self.tags[v];
         self.evictions += (old_tag != 0) as u64;
@@ -333,11 +347,11 @@ impl Cache {
 
     /// The way holding `line`, allocating one (and naming a dirty victim) if
     /// it is absent; marks it most recently used.
-    fn allocate(&mut self, line: u64) -> (usize, Option<Victim>) {
+    fn allocate(&mut self, line: u64, now: u64) -> (usize, Option<Victim>) {
         let (base, hit) = self.find(line);
         let (i, victim) = match hit {
             Some(i) => (i, None),
-            None => self.replace(base, line),
+            None => self.replace(base, line, now),
         };
         self.touch(i);
         (i, victim)
@@ -347,7 +361,7 @@ impl Cache {
     /// time `now`, allocating the line and the missing sectors. A sector
     /// that was only partly written misses: its other bytes must be fetched.
     pub fn read(&mut self, line: u64, sectors: u8, now: u64) -> Lookup {
-        let (i, victim) = self.allocate(line);
+        let (i, victim) = self.allocate(line, now);
         let w = &mut self.ways[i];
         let hit = w.full & sectors;
         let miss = sectors & !w.full;
@@ -393,7 +407,7 @@ impl Cache {
     /// when `whole` is not empty. Returns a dirty victim.
     pub fn keep_copy(&mut self, line: u64, written: u8, whole: u8, ready: u64) -> Option<Victim> {
         let (slot, victim) = if whole != 0 {
-            let (i, victim) = self.allocate(line);
+            let (i, victim) = self.allocate(line, ready);
             (Some(i), victim)
         } else {
             (self.way_of(line), None)
@@ -437,7 +451,7 @@ impl Cache {
         let before = hit.map(|i| self.state_of(i, line));
         let (i, victim) = match hit {
             Some(i) => (i, None),
-            None => self.replace(base, line),
+            None => self.replace(base, line, ready),
         };
         self.touch(i);
         let w = &mut self.ways[i];
@@ -592,6 +606,7 @@ mod tests {
         c.keep_copy(0, 0b0011, 0b0010, 0);
         let l = c.read(0, 0b0011, 0);
         assert_eq!((l.hit, l.miss), (0b0010, 0b0001), "sector 0 was stale");
+        c.fill(l.slot, l.miss, 0);
         assert_eq!(c.dirty_state(0).unwrap().dirty, 0, "a copy is clean");
         // A copy takes a way as a read does: two more lines evict line 0.
         c.keep_copy(128, 0b1111, 0b1111, 0);
@@ -629,10 +644,12 @@ mod tests {
     fn lru_evicts_oldest_and_reports_dirty() {
         let mut c = Cache::new(spec(128 * 2, 2)); // one set, two ways
         c.write(0, 0b0001, [FULL_SECTOR; 4], 0);
-        c.read(128, 0b0001, 0);
+        let l = c.read(128, 0b0001, 0);
+        c.fill(l.slot, l.miss, 0);
         c.read(0, 0b0001, 0); // 0 is now most recent
         let l = c.read(256, 0b0001, 0);
         assert_eq!(l.victim, None, "line 128 was clean");
+        c.fill(l.slot, l.miss, 0);
         let l = c.read(384, 0b0001, 0);
         assert_eq!(
             l.victim,
@@ -642,6 +659,41 @@ mod tests {
                 partial: 0b1110
             })
         );
+    }
+
+    #[test]
+    fn a_line_whose_data_is_on_its_way_keeps_its_slot() {
+        let mut c = Cache::new(spec(128 * 2, 2)); // one set, two ways
+        let a = c.read(0, 0b0001, 0);
+        c.fill(a.slot, a.miss, 1_000_000);
+        let b = c.read(128, 0b0001, 10_000);
+        c.fill(b.slot, b.miss, 100_000);
+        // Line 0 is the least recently used, but its fill has not landed
+        // at 200 ns: line 128, whose fill has, makes room.
+        c.read(256, 0b0001, 200_000);
+        assert_eq!(c.read(0, 0b0001, 300_000).miss, 0, "line 0 kept");
+        assert_eq!(
+            c.read(128, 0b0001, 300_000).miss,
+            0b0001,
+            "line 128 replaced"
+        );
+        // A store on its way holds its line as a fill does.
+        let mut c = Cache::new(spec(128 * 2, 2));
+        c.write(0, 0b0001, [FULL_SECTOR; 4], 5_000_000);
+        let l = c.read(128, 0b0001, 10_000);
+        c.fill(l.slot, l.miss, 20_000);
+        let l = c.read(256, 0b0001, 100_000);
+        assert_eq!(
+            l.victim, None,
+            "the clean line 128 went, not the dirty line 0"
+        );
+        // Where every way waits, the least recently used goes regardless.
+        let mut c = Cache::new(spec(128 * 2, 2));
+        c.read(0, 0b0001, 0);
+        c.read(128, 0b0001, 0);
+        c.read(256, 0b0001, 0);
+        assert_eq!(c.read(128, 0b0001, 0).miss, 0, "line 128 kept");
+        assert_eq!(c.read(0, 0b0001, 0).miss, 0b0001, "line 0 replaced");
     }
 
     #[test]
@@ -693,10 +745,11 @@ mod tests {
 
     proptest! {
         /// Against a reference model (a list per set in LRU order): hits and
-        /// misses agree on every access.
+        /// misses agree on every access, whether every line's data is still
+        /// on its way (never filled) or has landed (filled at once).
         #[test]
         fn matches_reference_lru(ops in prop::collection::vec((0u64..64, 1u8..16), 1..400),
-                                 ways in 1u32..5, xor in any::<bool>()) {
+                                 ways in 1u32..5, xor in any::<bool>(), landed in any::<bool>()) {
             let sp = CacheSpec {
                 set_index: if xor { SetIndex::XorFold } else { SetIndex::Linear },
                 ..spec(128 * 4 * ways as u64, ways)
@@ -706,6 +759,9 @@ mod tests {
             for (line_no, sectors) in ops {
                 let set = c.set_of(line_no) as usize;
                 let l = c.read(line_no * 128, sectors, 0);
+                if landed {
+                    c.fill(l.slot, l.miss, 0);
+                }
                 let m = &mut model[set];
                 let valid = match m.iter().position(|(t, _)| *t == line_no) {
                     Some(p) => { let e = m.remove(p); e.1 }
