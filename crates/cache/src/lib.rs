@@ -287,31 +287,22 @@ impl Cache {
     /// on its way holds its slot until the data lands, as its miss holds
     /// it in the MSHR that will write it there; only where every way of
     /// the set waits so does the least recently used one go regardless.
-    fn victim(&mut self, base: usize, now: u64) -> usize {
+    fn victim(&self, base: usize, now: u64) -> usize {
         let ways = self.spec.ways as usize;
         if let Some(i) = self.tags[base..base + ways].iter().position(|&t| t == 0) {
             return base + i;
         }
-        // Least recently used; wrapping-safe by age relative to the clock.
+        // Landed before waiting, then least recently used (ages, relative
+        // to the clock so as to be wrapping-safe, are distinct in a full set).
         let clock = self.clock;
         let now = to_units(now);
         let landed = |w: &Way| (0..4).all(|s| w.valid >> s & 1 == 0 || w.ready[s] <= now);
-        let mut best = None;
-        let mut age = 0;
-        let mut any = 0;
-        let mut any_age = 0;
-        for (i, &l) in self.lru[base..base + ways].iter().enumerate() {
-            let a = clock.wrapping_sub(l);
-            if a > any_age {
-                any_age = a;
-                any = i;
-            }
-            if (best.is_none() || a > age) && landed(&self.ways[base + i]) {
-                age = a;
-                best = Some(i);
-            }
-        }
-        base + best.unwrap_or(any)
+        let (best, _) = self.lru[base..base + ways]
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, &l)| (landed(&self.ways[base + i]), clock.wrapping_sub(l)))
+            .expect("a set has at least one way");
+        base + best
     }
 
     fn replace(&mut self, base: usize, line: u64, now: u64) -> (usize, Option<Victim>) {
