@@ -237,11 +237,13 @@ fn sectors_per_second(c: &mut Criterion) {
         sampling: engine::Sampling::Off,
         ..Default::default()
     };
-    let cases: [(&str, &str, &str, i64); 4] = [
+    let cases: [(&str, &str, &str, i64); 5] = [
         ("c870", "offset", "offset", 1),
         ("c2050", "stride", "stride", 8),
         ("h200", "stride", "stride", 4),
         ("h200", "offset", "offset", 0),
+        // A line per lane: every L2 lookup misses and replaces a line.
+        ("h200", "stride", "stride", 32),
     ];
     for (dev_name, wl_name, param, value) in cases {
         let id = format!("{dev_name}/{wl_name}/{param}={value}");

@@ -293,16 +293,30 @@ impl Cache {
             return base + i;
         }
         // Landed before waiting, then least recently used (ages, relative
-        // to the clock so as to be wrapping-safe, are distinct in a full set).
+        // to the clock so as to be wrapping-safe, are distinct in a full
+        // set): the greatest key (landed << 32 | age), the last of equals.
         let clock = self.clock;
         let now = to_units(now);
-        let landed = |w: &Way| (0..4).all(|s| w.valid >> s & 1 == 0 || w.ready[s] <= now);
-        let (best, _) = self.lru[base..base + ways]
+        let mut best = base;
+        let mut best_key = 0u64;
+        for (i, (w, &l)) in self.ways[base..base + ways]
             .iter()
+            .zip(&self.lru[base..base + ways])
             .enumerate()
-            .max_by_key(|&(i, &l)| (landed(&self.ways[base + i]), clock.wrapping_sub(l)))
-            .expect("a set has at least one way");
-        base + best
+        {
+            // The latest arrival of a valid sector (a pending one is the
+            // greatest of all), 0 where none is valid.
+            let last = (0..4)
+                .map(|s| if w.valid >> s & 1 == 1 { w.ready[s] } else { 0 })
+                .max()
+                .unwrap_or(0);
+            let key = ((last <= now) as u64) << 32 | clock.wrapping_sub(l) as u64;
+            if key >= best_key {
+                best_key = key;
+                best = base + i;
+            }
+        }
+        best
     }
 
     fn replace(&mut self, base: usize, line: u64, now: u64) -> (usize, Option<Victim>) {

@@ -193,7 +193,9 @@ pub struct Calendar {
     start: u64,
     /// Every interval before this one is full.
     first_open: u64,
-    used: Window<u64>,
+    /// Units booked in each interval from `start` on (at most `cap`,
+    /// which fits 32 bits: half the memory of wider counts).
+    used: Window<u32>,
     busy: u64,
     last_done: u64,
     /// The service time of the amount reserved last: most callers
@@ -202,11 +204,13 @@ pub struct Calendar {
 }
 
 impl Calendar {
-    /// A free resource of `cap` units per `bucket_ps` picoseconds.
+    /// A free resource of `cap` units per `bucket_ps` picoseconds (`cap`
+    /// at most `u32::MAX`; more is taken as that).
     pub fn new(bucket_ps: u64, cap: u64) -> Calendar {
+        let cap = cap.clamp(1, u32::MAX as u64);
         Calendar {
             bucket_ps: bucket_ps.max(1),
-            cap: cap.max(1),
+            cap,
             by_bucket: Divisor::new(bucket_ps),
             by_cap: Divisor::new(cap),
             start: 0,
@@ -245,14 +249,14 @@ impl Calendar {
             let used = self.used.slice_mut();
             while k < used.len() {
                 let u = &mut used[k];
-                let take = (cap - *u).min(left);
-                *u += take;
+                let take = (cap - *u as u64).min(left);
+                *u += take as u32;
                 left -= take;
                 if left == 0 {
                     // Done when this interval has done everything booked in
                     // it (as if served in order within the interval) and no
                     // sooner than the request's own service time after `t`.
-                    let fill = self.by_cap.div_ceil(*u * b);
+                    let fill = self.by_cap.div_ceil(*u as u64 * b);
                     break 'walk (i * b + fill).max(t + self.service(amount));
                 }
                 i += 1;
@@ -265,8 +269,8 @@ impl Calendar {
         // Skip past the intervals that are now full.
         let f0 = (self.first_open - self.start) as usize;
         let used = self.used.slice();
-        if used.get(f0).is_some_and(|&x| x >= cap) {
-            let f = f0 + used[f0..].iter().take_while(|&&x| x >= cap).count();
+        if used.get(f0).is_some_and(|&x| x as u64 >= cap) {
+            let f = f0 + used[f0..].iter().take_while(|&&x| x as u64 >= cap).count();
             self.first_open = self.start + f as u64;
         }
         self.last_done = self.last_done.max(done);
@@ -282,7 +286,7 @@ impl Calendar {
         let used = self.used.slice();
         let mut k = (i - self.start) as usize;
         loop {
-            let u = used.get(k).copied().unwrap_or(0);
+            let u = used.get(k).copied().unwrap_or(0) as u64;
             let take = (cap - u).min(left);
             left -= take;
             if left == 0 {
@@ -310,7 +314,7 @@ impl Calendar {
         let k = (i - self.start) as usize;
         let used = self.used.slice();
         let end = (k + (j - i + 1) as usize).min(used.len());
-        used.get(k..end).map_or(0, |r| r.iter().sum())
+        used.get(k..end).map_or(0, |r| r.iter().map(|&u| u as u64).sum())
     }
 
     /// Units reserved so far.
