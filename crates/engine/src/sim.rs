@@ -48,6 +48,7 @@ use simt_core::{
 };
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use timing::Pool;
 
 #[derive(Debug, Clone, Default)]
 struct Slot {
@@ -264,6 +265,9 @@ pub struct Simulation<'a> {
     prog: &'a Program,
     regs_per_thread: u32,
     sms: Vec<Sm>,
+    /// Entries for the line requests beyond the SMs
+    /// (`interconnect.requests_beyond_sms`; none: unbounded).
+    beyond: Option<Pool>,
     noc: Noc,
     l2: Option<L2>,
     dram: Dram,
@@ -711,6 +715,10 @@ impl<'a> Simulation<'a> {
             prog,
             regs_per_thread,
             sms: Vec::new(),
+            beyond: dev
+                .interconnect
+                .requests_beyond_sms
+                .map(|k| Pool::new(k, SmTiming::new(dev).entry_interval_ps)),
             noc: Noc::new(dev, hop_ps),
             l2,
             dram: Dram::new(dev.dram.clone()),
@@ -915,6 +923,9 @@ impl<'a> Simulation<'a> {
         self.pops += n;
         if self.pops / 1024 != before / 1024 {
             self.noc.advance(t);
+            if let Some(b) = self.beyond.as_mut() {
+                b.advance(t);
+            }
             if let Some(l2) = &mut self.l2 {
                 l2.advance(t);
             }
@@ -1481,7 +1492,9 @@ impl<'a> Simulation<'a> {
     fn load_line(&mut self, sm_i: usize, r: &LineRequest, t: u64, l1_caches: bool) -> u64 {
         if !l1_caches {
             let at = self.sms[sm_i].acquire(t);
-            let data = self.fetch(sm_i, r.line, r.sectors, r.size, at);
+            let out = self.leave(sm_i, at);
+            let data = self.fetch(sm_i, r.line, r.sectors, r.size, out);
+            self.back(out, data);
             self.sms[sm_i].release(at, data);
             return data;
         }
@@ -1494,7 +1507,9 @@ impl<'a> Simulation<'a> {
         }
         if lk.miss != 0 {
             let at = self.sms[sm_i].acquire(t);
-            let fill = self.fetch(sm_i, r.line, lk.miss, 32, at);
+            let out = self.leave(sm_i, at);
+            let fill = self.fetch(sm_i, r.line, lk.miss, 32, out);
+            self.back(out, fill);
             let sm = &mut self.sms[sm_i];
             sm.release(at, fill);
             if let Some(l1) = sm.l1() {
@@ -1537,7 +1552,8 @@ impl<'a> Simulation<'a> {
     /// A store's line request at its LSU slot `t`, writing `bytes` of each
     /// sector; returns when its acknowledgement is back in the SM.
     fn store_line(&mut self, sm_i: usize, r: &LineRequest, bytes: [u32; 4], t: u64) -> u64 {
-        let at = self.sms[sm_i].acquire(t);
+        let entry = self.sms[sm_i].acquire(t);
+        let at = self.leave(sm_i, entry);
         let data = if r.size == 32 {
             r.sectors.count_ones() as u64 * 32
         } else {
@@ -1582,8 +1598,31 @@ impl<'a> Simulation<'a> {
         // The entry is held until the L2 (or the memory controller) has
         // accepted the store: the buffers between them are bounded, so a
         // store that cannot be accepted keeps its place in the SM.
-        self.sms[sm_i].release(at, accepted);
+        self.back(at, accepted);
+        self.sms[sm_i].release(entry, accepted);
         self.noc.reply(sm_i, accepted, 0)
+    }
+
+    /// When a line request of SM `sm_i` holding its in-flight entry from
+    /// `t` leaves the SM: at once, unless the requests beyond the SMs are
+    /// bounded; then in the order the SM sent them, and once an entry of
+    /// the bound is free (taken until [`Simulation::back`]).
+    fn leave(&mut self, sm_i: usize, t: u64) -> u64 {
+        let Some(beyond) = self.beyond.as_mut() else {
+            return t;
+        };
+        let sm = &mut self.sms[sm_i];
+        let out = beyond.acquire(sm.next_leave(t));
+        sm.leave(out);
+        out
+    }
+
+    /// A request that left its SM at `out` is answered at `done`: its
+    /// entry of the bound on requests beyond the SMs is free again.
+    fn back(&mut self, out: u64, done: u64) {
+        if let Some(beyond) = self.beyond.as_mut() {
+            beyond.release(out, done);
+        }
     }
 
     fn finish(mut self, per_sm: u32, exact: Option<Counters>) -> Result<Outcome, SimError> {
@@ -1980,6 +2019,47 @@ mod tests {
         let lines = slow.counters.l2_write_sectors as f64 / 4.0;
         let cycles = lines * per_line * 50.0 / l2.slices as f64;
         assert!(slow.counters.time_ps as f64 >= cycles * h200().cycle_ps() as f64);
+    }
+
+    /// A load stream of one line request a warp on the H200, with at most
+    /// `beyond` requests beyond the SMs at once.
+    fn load_stream(beyond: Option<u32>) -> Outcome {
+        let mut dev = h200();
+        dev.interconnect.requests_beyond_sms = beyond;
+        // 4 MiB of floats read once: 32,768 line requests.
+        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "4194304")],
+               grid: ["4096"], block: ["256"], regs_per_thread: 8, useful_bytes: "4194304",
+               kernel: [Load(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")])"#;
+        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
+        let point = wl.points(&[]).unwrap().remove(0);
+        let inst = wl.workload.instantiate(&point).unwrap();
+        Simulation::new(&dev, &inst.program, 8)
+            .run_outcome()
+            .unwrap()
+    }
+
+    #[test]
+    fn requests_beyond_the_sms_are_bounded() {
+        // One at a time: every line request waits for the one before it
+        // (of any SM) to be answered, so the kernel takes at least its
+        // requests times the trip to an L2 slice and back (the L2's hit
+        // latency; these loads miss, and take longer), where without a
+        // bound it streams at the DRAM's rate.
+        let free = load_stream(None);
+        let one = load_stream(Some(1));
+        assert_eq!(free.counters.requests_ld, one.counters.requests_ld);
+        let requests = one.counters.requests_ld as f64;
+        let dev = h200();
+        let trip = dev.l2.as_ref().unwrap().hit_latency_cycles as f64 * dev.cycle_ps() as f64;
+        assert!(one.counters.time_ps as f64 >= requests * trip, "{one:?}");
+        assert!(
+            free.counters.time_ps * 100 < one.counters.time_ps,
+            "{free:?} {one:?}"
+        );
+        // A bound above what the kernel ever has beyond the SMs changes
+        // nothing.
+        let wide = load_stream(Some(timing::MAX_ENTRIES));
+        assert_eq!(wide.counters.time_ps, free.counters.time_ps);
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub struct Sm {
     /// LSU time that store line requests held beyond their tag lookups.
     lsu_store_extra_ps: u64,
     lsu_wait_ps: u64,
+    /// When the latest line request left the SM (requests leave in order
+    /// where `interconnect.requests_beyond_sms` bounds them).
+    left: u64,
 }
 
 impl Sm {
@@ -122,6 +125,7 @@ impl Sm {
             lsu_lines: 0,
             lsu_store_extra_ps: 0,
             lsu_wait_ps: 0,
+            left: 0,
         }
     }
 
@@ -241,6 +245,17 @@ impl Sm {
     /// [`Sm::acquire`]) to `to`.
     pub fn release(&mut self, from: u64, to: u64) {
         self.inflight.release(from, to);
+    }
+
+    /// The earliest time at or after `t` at which a line request may
+    /// leave the SM, in order: not before the one sent before it.
+    pub fn next_leave(&self, t: u64) -> u64 {
+        t.max(self.left)
+    }
+
+    /// A line request left the SM at `t`.
+    pub fn leave(&mut self, t: u64) {
+        self.left = self.left.max(t);
     }
 
     /// Forgets bookings before `t` (every request from now on is later).

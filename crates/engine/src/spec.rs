@@ -374,6 +374,16 @@ pub struct InterconnectSpec {
     /// (`ReplyOrder`). Optional, default `Any`.
     #[serde(default)]
     pub reply_order: ReplyOrder,
+    /// Line requests (loads and stores) that may be beyond the SMs at
+    /// once, over the whole GPU: in the interconnect, the L2 slices and
+    /// the memory controllers, from leaving their SM to their reply (a
+    /// load's data back in it, a store's acceptance by the L2). With a
+    /// bound, each SM's requests leave it in the order it sent them, and
+    /// one that finds the bound reached waits in its SM with those behind
+    /// it. Optional; none (the default): each request leaves when its LSU
+    /// and in-flight entry let it.
+    #[serde(default)]
+    pub requests_beyond_sms: Option<u32>,
 }
 
 /// The order in which an SM takes in the data of its loads from the L2
@@ -643,6 +653,13 @@ impl DeviceSpec {
                 self.interconnect.header_bytes as f64,
                 0.0,
                 4096.0,
+            ),
+            // Counted by a pool, in 16 bits.
+            (
+                "interconnect.requests_beyond_sms",
+                self.interconnect.requests_beyond_sms.unwrap_or(1) as f64,
+                1.0,
+                timing::MAX_ENTRIES as f64,
             ),
             (
                 "dram_latency_cycles",
