@@ -1982,13 +1982,26 @@ mod tests {
         l2.store_request_cycles *= slow;
         l2.store_mask_cycles *= slow;
         // 32 MiB: about 1,990 line requests an SM, more than its entries.
-        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "33554432")],
-               grid: ["32768"], block: ["256"], regs_per_thread: 8, useful_bytes: "33554432",
-               kernel: [Store(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")])"#;
-        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
+        one_statement(
+            &dev,
+            "33554432",
+            "32768",
+            r#"Store(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")"#,
+        )
+    }
+
+    /// A kernel of blocks of 256 threads running `stmt` over a buffer `a`
+    /// of `bytes`, on `dev`: its outcome.
+    fn one_statement(dev: &DeviceSpec, bytes: &str, grid: &str, stmt: &str) -> Outcome {
+        let text = format!(
+            r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "{bytes}")],
+               grid: ["{grid}"], block: ["256"], regs_per_thread: 8, useful_bytes: "{bytes}",
+               kernel: [{stmt}])"#
+        );
+        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text).unwrap();
         let point = wl.points(&[]).unwrap().remove(0);
         let inst = wl.workload.instantiate(&point).unwrap();
-        Simulation::new(&dev, &inst.program, 8)
+        Simulation::new(dev, &inst.program, 8)
             .run_outcome()
             .unwrap()
     }
@@ -2027,15 +2040,12 @@ mod tests {
         let mut dev = h200();
         dev.interconnect.requests_beyond_sms = beyond;
         // 4 MiB of floats read once: 32,768 line requests.
-        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "4194304")],
-               grid: ["4096"], block: ["256"], regs_per_thread: 8, useful_bytes: "4194304",
-               kernel: [Load(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")])"#;
-        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
-        let point = wl.points(&[]).unwrap().remove(0);
-        let inst = wl.workload.instantiate(&point).unwrap();
-        Simulation::new(&dev, &inst.program, 8)
-            .run_outcome()
-            .unwrap()
+        one_statement(
+            &dev,
+            "4194304",
+            "4096",
+            r#"Load(buf: "a", index: "blockIdx.x * 256 + threadIdx.x", width: "4")"#,
+        )
     }
 
     #[test]
