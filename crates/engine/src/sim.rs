@@ -715,10 +715,7 @@ impl<'a> Simulation<'a> {
             prog,
             regs_per_thread,
             sms: Vec::new(),
-            beyond: dev
-                .interconnect
-                .requests_beyond_sms
-                .map(|k| Pool::new(k, SmTiming::new(dev).entry_interval_ps)),
+            beyond: None,
             noc: Noc::new(dev, hop_ps),
             l2,
             dram: Dram::new(dev.dram.clone()),
@@ -766,6 +763,11 @@ impl<'a> Simulation<'a> {
             .as_ref()
             .map(|l| l.for_kernel(&dev.shared, per_sm, prog.shared_bytes));
         let t = SmTiming::new(dev);
+        // Counted in the intervals of the SMs' own in-flight entries.
+        sim.beyond = dev
+            .interconnect
+            .requests_beyond_sms
+            .map(|k| Pool::new(k, t.entry_interval_ps));
         sim.sms = (0..dev.sm.count)
             .map(|_| Sm::new(dev, t, l1.clone()))
             .collect();

@@ -269,8 +269,9 @@ impl Calendar {
         // Skip past the intervals that are now full.
         let f0 = (self.first_open - self.start) as usize;
         let used = self.used.slice();
+        // (`cap` fits 32 bits: `Calendar::new`.)
         if used.get(f0).is_some_and(|&x| x as u64 >= cap) {
-            let f = f0 + used[f0..].iter().take_while(|&&x| x as u64 >= cap).count();
+            let f = f0 + first_below(&used[f0..], cap as u32);
             self.first_open = self.start + f as u64;
         }
         self.last_done = self.last_done.max(done);
@@ -335,15 +336,14 @@ impl Calendar {
 }
 
 /// The index of the first count below `k` in `h` (`h.len()` if none):
-/// the first interval with a free entry. Scanned a block of 16 at a time
-/// (a test the host does for the whole block at once), as a saturated
-/// pool's full intervals run for hundreds.
+/// the first interval with room, of a pool or a calendar. Scanned a block
+/// of 16 at a time (a test the host does for the whole block at once), as
+/// a saturated pool's full intervals run for hundreds.
 #[inline]
-fn first_below(h: &[u16], k: u16) -> usize {
+fn first_below<T: Copy + PartialOrd>(h: &[T], k: T) -> usize {
     const B: usize = 16;
-    let mut chunks = h.chunks_exact(B);
     let mut base = 0;
-    for c in &mut chunks {
+    for c in h.chunks_exact(B) {
         if c.iter().fold(false, |any, &n| any | (n < k)) {
             break;
         }
@@ -411,12 +411,10 @@ impl Pool {
     /// The first time at or after `t` at which an entry is free: what
     /// [`Pool::acquire`] would return, without taking it.
     pub fn free_at(&self, t: u64) -> u64 {
-        let b = self.bucket_ps;
-        let i = self.by_bucket.div(t).max(self.start).max(self.first_open);
-        let h = self.holders.slice();
-        let k = (i - self.start) as usize;
-        let i = self.start + first_below(h.get(k..).unwrap_or(&[]), self.k) as u64 + k as u64;
-        t.max(i * b)
+        let from = self.by_bucket.div(t).max(self.start).max(self.first_open);
+        let k = (from - self.start) as usize;
+        let free = k + first_below(self.holders.get(k..).unwrap_or(&[]), self.k);
+        t.max((self.start + free as u64) * self.bucket_ps)
     }
 
     /// Counts `ps` of waiting for an entry that the sender spent before
