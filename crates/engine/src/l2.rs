@@ -762,41 +762,96 @@ mod tests {
             s.read_modify_writes * d.dram.access_bytes as u64
         );
     }
-    /// Per cent of the lines of a resident set `r` that a load no longer
-    /// finds in its SM's partition after `s` MiB of other lines were read
-    /// or written whole, as tools/measure/l2repl does on the H200: the
-    /// lines dealt to 132 SMs by number, each SM's partition keeping them.
-    fn lost_after(d: &DeviceSpec, r: u64, touches: u32, write: bool, s: u64) -> f64 {
-        let mib = 1u64 << 20;
-        let mut mem = Dram::new(d.dram.clone());
-        let mut l2 = L2::new(d, 1000).unwrap();
-        let part = |l2: &L2, i: u64| l2.partition_of((i % 132) as usize, 132);
-        let (a, b) = (0u64, 1u64 << 32);
-        let mut t = 0u64;
-        // One line a nanosecond: far below every unit's rate.
-        let mut tick = || {
-            t += 1000;
-            t
-        };
-        for _ in 0..touches {
-            for i in 0..r * mib / 128 {
-                l2.read(part(&l2, i), a + i * 128, 0b1111, tick(), &mut mem);
-            }
-        }
-        for i in 0..s * mib / 128 {
-            let (p, now) = (part(&l2, i), tick());
+    /// The lines of `n` MiB from `base`, dealt to 132 SMs by number (as
+    /// the campaigns of tools/measure/l2repl and victim deal them), each
+    /// read or written whole from its SM's partition, one a nanosecond:
+    /// far below every unit's rate.
+    fn walk(l2: &mut L2, mem: &mut Dram, t: &mut u64, base: u64, n: u64, write: bool) {
+        for i in 0..n * (1 << 20) / 128 {
+            let p = l2.partition_of((i % 132) as usize, 132);
+            *t += 1000;
             if write {
-                l2.write(p, b + i * 128, 0b1111, [FULL_SECTOR; 4], now, &mut mem);
+                l2.write(p, base + i * 128, 0b1111, [FULL_SECTOR; 4], *t, mem);
             } else {
-                l2.read(p, b + i * 128, 0b1111, now, &mut mem);
+                l2.read(p, base + i * 128, 0b1111, *t, mem);
             }
         }
+    }
+
+    /// Per cent of the lines of `n` MiB at `base` that a load no longer
+    /// finds in its SM's partition (the probe of both campaigns).
+    fn probe(l2: &mut L2, mem: &mut Dram, t: &mut u64, base: u64, n: u64) -> f64 {
         let h0 = l2.stats().read_hits;
-        let n = r * mib / 128;
-        for i in 0..n {
-            l2.read(part(&l2, i), a + i * 128, 0b1111, tick(), &mut mem);
+        walk(l2, mem, t, base, n, false);
+        let sectors = 4 * n * (1 << 20) / 128;
+        100.0 - 100.0 * (l2.stats().read_hits - h0) as f64 / sectors as f64
+    }
+
+    /// tools/measure/l2repl in the model: per cent of a resident set of
+    /// `r` MiB, read `touches` times, lost after `s` MiB of other lines
+    /// read or written whole.
+    fn lost_after(d: &DeviceSpec, r: u64, touches: u32, write: bool, s: u64) -> f64 {
+        let (mut mem, mut l2, mut t) = (Dram::new(d.dram.clone()), L2::new(d, 1000).unwrap(), 0);
+        let (a, b) = (0u64, 1u64 << 32);
+        for _ in 0..touches {
+            walk(&mut l2, &mut mem, &mut t, a, r, false);
         }
-        100.0 - 100.0 * (l2.stats().read_hits - h0) as f64 / (4 * n) as f64
+        walk(&mut l2, &mut mem, &mut t, b, s, write);
+        probe(&mut l2, &mut mem, &mut t, a, r)
+    }
+
+    /// tools/measure/victim in the model: two sets of 8 MiB, W and A,
+    /// touched in the order `seq` says (W written whole in "WA" and "AW",
+    /// read in "RA"; A read), `s` MiB of other lines read, then per cent
+    /// of W (`probe_w`) or A lost.
+    fn victim_lost(d: &DeviceSpec, seq: &str, probe_w: bool, s: u64) -> f64 {
+        let (mut mem, mut l2, mut t) = (Dram::new(d.dram.clone()), L2::new(d, 1000).unwrap(), 0);
+        let (w, a, b) = (0u64, 1u64 << 32, 2u64 << 32);
+        let (first, second) = if seq == "AW" {
+            ((a, false), (w, true))
+        } else {
+            ((w, seq == "WA"), (a, false))
+        };
+        for (base, write) in [first, second] {
+            walk(&mut l2, &mut mem, &mut t, base, 8, write);
+        }
+        walk(&mut l2, &mut mem, &mut t, b, s, false);
+        probe(&mut l2, &mut mem, &mut t, if probe_w { w } else { a }, 8)
+    }
+
+    /// A case of a probe campaign: its key, and (s MiB, per cent lost).
+    type Probed = (Vec<String>, Vec<(u64, f64)>);
+
+    /// A campaign's probe histograms (tools/measure/l2repl/results/repl.csv,
+    /// tools/measure/victim/results/victim.csv), `rep` 0: per case (the
+    /// values of the columns `keys`), the per cent of the probed lines that
+    /// took 500 cycles or more (not in the SM's partition) at each `s_mib`.
+    fn probed(file: &str, keys: &[&str]) -> Vec<Probed> {
+        let csv = std::fs::read_to_string(format!(
+            "{}/../../tools/measure/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let mut rows = csv.lines();
+        let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+        let col = |n: &str| head.iter().position(|&h| h == n).unwrap();
+        let slow = col("b500");
+        let mut cases: Vec<Probed> = Vec::new();
+        for row in rows {
+            let f: Vec<&str> = row.split(',').collect();
+            if f[col("rep")] != "0" {
+                continue;
+            }
+            let key: Vec<String> = keys.iter().map(|k| f[col(k)].to_string()).collect();
+            let lines: f64 = f[col("lines")].parse().unwrap();
+            let lost: f64 = f[slow..].iter().map(|x| x.parse::<f64>().unwrap()).sum();
+            let point = (f[col("s_mib")].parse().unwrap(), 100.0 * lost / lines);
+            match cases.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(point),
+                None => cases.push((key, vec![point])),
+            }
+        }
+        cases
     }
 
     /// The MiB of other lines `s` at which half the resident set is lost,
@@ -819,40 +874,18 @@ mod tests {
     #[test]
     fn h200_l2_keeps_what_the_h200_keeps() {
         let d = dev("h200");
-        let csv = std::fs::read_to_string(format!(
-            "{}/../../tools/measure/l2repl/results/repl.csv",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap();
-        let mut rows = csv.lines();
-        let head: Vec<&str> = rows.next().unwrap().split(',').collect();
-        let col = |n: &str| head.iter().position(|&h| h == n).unwrap();
-        let slow = col("b500");
-        let mut cases: Vec<((u64, u32, bool), Vec<(u64, f64)>)> = Vec::new();
-        for row in rows {
-            let f: Vec<&str> = row.split(',').collect();
-            if f[col("rep")] != "0" {
-                continue;
-            }
-            let key = (
-                f[col("r_mib")].parse().unwrap(),
-                f[col("touches")].parse().unwrap(),
-                f[col("pollute")] == "write",
-            );
-            let lines: f64 = f[col("lines")].parse().unwrap();
-            let lost: f64 = f[slow..].iter().map(|x| x.parse::<f64>().unwrap()).sum();
-            let point = (f[col("s_mib")].parse().unwrap(), 100.0 * lost / lines);
-            match cases.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, v)) => v.push(point),
-                None => cases.push((key, vec![point])),
-            }
-        }
+        let cases = probed("l2repl/results/repl.csv", &["r_mib", "touches", "pollute"]);
         assert_eq!(
             cases.len(),
             8,
             "r 8 and 24 MiB, touched once and twice, read and written"
         );
-        for ((r, touches, write), measured) in cases {
+        for (key, measured) in cases {
+            let (r, touches, write) = (
+                key[0].parse::<u64>().unwrap(),
+                key[1].parse::<u32>().unwrap(),
+                key[2] == "write",
+            );
             let h200 = half_lost(&measured).unwrap() + r as f64;
             let mut sim = Vec::new();
             for &(s, _) in &measured {
@@ -872,6 +905,58 @@ mod tests {
                  the H200 at {h200:.1}, {:+.1}% (model {sim:?})",
                 if write { "written" } else { "read" },
                 100.0 * err
+            );
+        }
+    }
+
+    /// tools/measure/victim: the H200 gives up the older of two sets of 8
+    /// MiB first whether that set is dirty (written whole) or clean, as
+    /// least recently used replacement does; it does not spare dirty lines.
+    /// Target: for each set, the footprint (16 MiB + s) at which half of it
+    /// is lost within 10% of the H200's, and the older set lost first.
+    #[test]
+    fn h200_l2_gives_up_the_older_set_first_dirty_or_clean() {
+        let d = dev("h200");
+        let cases = probed("victim/results/victim.csv", &["seq", "probe"]);
+        assert_eq!(cases.len(), 6, "WA, AW, RA, each set probed");
+        let mut half = Vec::new();
+        for (key, measured) in &cases {
+            let (seq, probe_w) = (key[0].as_str(), key[1] == "W");
+            let h200 = half_lost(measured).unwrap() + 16.0;
+            let mut sim = Vec::new();
+            for &(s, _) in measured {
+                sim.push((s, victim_lost(&d, seq, probe_w, s)));
+                if sim.last().unwrap().1 >= 50.0 {
+                    break;
+                }
+            }
+            let model = half_lost(&sim).unwrap() + 16.0;
+            let err = model / h200 - 1.0;
+            assert!(
+                err.abs() <= 0.10,
+                "{seq}, {} probed: half lost at {model:.1} MiB, the H200 at {h200:.1}, \
+                 {:+.1}% (model {sim:?})",
+                key[1],
+                100.0 * err
+            );
+            half.push((seq.to_string(), probe_w, h200, model));
+        }
+        for (seq, probe_w, h200, model) in &half {
+            // The set touched first: W, but A in "AW".
+            let older = *probe_w != (seq == "AW");
+            let (_, _, h_other, m_other) = half
+                .iter()
+                .find(|(q, p, _, _)| q == seq && p != probe_w)
+                .unwrap();
+            assert_eq!(
+                h200 < h_other,
+                older,
+                "{seq}: the H200 loses the older set first"
+            );
+            assert_eq!(
+                model < m_other,
+                older,
+                "{seq}: gpusim loses the older set first"
             );
         }
     }

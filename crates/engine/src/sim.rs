@@ -2033,7 +2033,7 @@ mod tests {
         let per_line = 4.0 * l2.store_sector_cycles.unwrap() + l2.store_request_cycles;
         let lines = slow.counters.l2_write_sectors as f64 / 4.0;
         let cycles = lines * per_line * 50.0 / l2.slices as f64;
-        assert!(slow.counters.time_ps as f64 >= cycles * h200().cycle_ps() as f64);
+        assert!(slow.counters.time_ps as f64 >= cycles * h200().cycle_ps());
     }
 
     /// A load stream of one line request a warp on the H200, with at most
@@ -2062,7 +2062,7 @@ mod tests {
         assert_eq!(free.counters.requests_ld, one.counters.requests_ld);
         let requests = one.counters.requests_ld as f64;
         let dev = h200();
-        let trip = dev.l2.as_ref().unwrap().hit_latency_cycles as f64 * dev.cycle_ps() as f64;
+        let trip = dev.l2.as_ref().unwrap().hit_latency_cycles as f64 * dev.cycle_ps();
         assert!(one.counters.time_ps as f64 >= requests * trip, "{one:?}");
         assert!(
             free.counters.time_ps * 100 < one.counters.time_ps,

@@ -1169,8 +1169,8 @@ mod tests {
         let ast = parse("t * 4 + 1").unwrap();
         let e = Expr::resolve(&ast, &mut |n| (n == "t").then_some(Sym::Lane(0))).unwrap();
         let mut regs = vec![[0i64; 32]];
-        for l in 0..32 {
-            regs[0][l] = l as i64;
+        for (l, r) in regs[0].iter_mut().enumerate() {
+            *r = l as i64;
         }
         let mut stack = vec![[0i64; 32]; e.depth()];
         let mut out = [0i64; 32];
