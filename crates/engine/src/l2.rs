@@ -865,6 +865,24 @@ mod tests {
         Some(s0 as f64 + (50.0 - l0) / (l1 - l0) * (s1 - s0) as f64)
     }
 
+    /// The model's points at the campaign's values of `s`, from the first
+    /// until one has half the set lost (`lost(s)`: per cent lost), and the
+    /// `s` at which half is lost, interpolated as [`half_lost`] does.
+    fn model_half(
+        measured: &[(u64, f64)],
+        mut lost: impl FnMut(u64) -> f64,
+    ) -> (Vec<(u64, f64)>, f64) {
+        let mut sim = Vec::new();
+        for &(s, _) in measured {
+            sim.push((s, lost(s)));
+            if sim.last().unwrap().1 >= 50.0 {
+                break;
+            }
+        }
+        let half = half_lost(&sim).unwrap();
+        (sim, half)
+    }
+
     /// tools/measure/l2repl: the H200 loses half of a resident set of r MiB
     /// once r + s (the MiB of other lines touched since) reaches 38-41 MiB,
     /// whether those lines were read or written whole, as a cliff (LRU in
@@ -887,14 +905,8 @@ mod tests {
                 key[2] == "write",
             );
             let h200 = half_lost(&measured).unwrap() + r as f64;
-            let mut sim = Vec::new();
-            for &(s, _) in &measured {
-                sim.push((s, lost_after(&d, r, touches, write, s)));
-                if sim.last().unwrap().1 >= 50.0 {
-                    break;
-                }
-            }
-            let model = half_lost(&sim).unwrap() + r as f64;
+            let (sim, s_half) = model_half(&measured, |s| lost_after(&d, r, touches, write, s));
+            let model = s_half + r as f64;
             // DEVIATIONS.md 28: a set of 8 MiB read twice outlives the
             // H200's by 11%.
             let bound = if (r, touches) == (8, 2) { 0.15 } else { 0.10 };
@@ -923,14 +935,8 @@ mod tests {
         for (key, measured) in &cases {
             let (seq, probe_w) = (key[0].as_str(), key[1] == "W");
             let h200 = half_lost(measured).unwrap() + 16.0;
-            let mut sim = Vec::new();
-            for &(s, _) in measured {
-                sim.push((s, victim_lost(&d, seq, probe_w, s)));
-                if sim.last().unwrap().1 >= 50.0 {
-                    break;
-                }
-            }
-            let model = half_lost(&sim).unwrap() + 16.0;
+            let (sim, s_half) = model_half(measured, |s| victim_lost(&d, seq, probe_w, s));
+            let model = s_half + 16.0;
             let err = model / h200 - 1.0;
             assert!(
                 err.abs() <= 0.10,
