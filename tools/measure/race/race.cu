@@ -23,6 +23,8 @@
 //                                   meant to run under Nsight Compute;
 //                                   prints "CASE,<index>,<kind>,<elem>,
 //                                   <stride>,<smem>,<block>,<grid>,<rep>"
+//         RACE_SWEEP=1 in the environment: call 4's cases instead (rw and
+//         rwd4 at 1 to 8 blocks an SM, SWEEP_KIB below)
 //
 // With i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * s over n =
 // 256 MiB / sizeof(T) threads, blocks of 256, a buffer of 33 n elements
@@ -44,6 +46,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -94,8 +97,25 @@ struct Case {
     unsigned smem_kib;
 };
 
+// With RACE_SWEEP=1 in the environment (call 4), the cases are instead rw
+// and rwd4 at 1 to 8 blocks an SM: the unused dynamic shared memory of
+// SWEEP_KIB[b - 1] leaves b blocks (228 KiB an SM, 1 KiB reserved a block).
+static const unsigned SWEEP_KIB[] = {200, 112, 75, 56, 44, 37, 31, 0};
+
+static bool sweep() {
+    const char *e = getenv("RACE_SWEEP");
+    return e && e[0] == '1';
+}
+
 static std::vector<Case> cases() {
     std::vector<Case> v;
+    if (sweep()) {
+        const int es[][2] = {{8, 24}, {4, 32}};
+        for (unsigned sm : SWEEP_KIB)
+            for (int k : {0, 3})
+                for (auto &e : es) v.push_back({k, e[0], e[1], sm});
+        return v;
+    }
     const int es[][2] = {{8, 24}, {4, 32}};
     for (unsigned sm : {0u, 112u})
         for (int k = 0; k < 5; k++)
@@ -147,7 +167,9 @@ int main(int argc, char **argv) {
     int optin = (int)prop.sharedMemPerBlockOptin;
     allow_smem<float>(optin);
     allow_smem<double>(optin);
-    for (unsigned sm : {0u, 112u}) {
+    std::vector<unsigned> smems = {0u, 112u};
+    if (sweep()) smems.assign(std::begin(SWEEP_KIB), std::end(SWEEP_KIB));
+    for (unsigned sm : smems) {
         int nb = -1, nd = -1;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, (const void *)k_rw<double>, 256, sm * 1024));
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nd, (const void *)k_rwd<double>, 256,
