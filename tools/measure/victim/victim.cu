@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -49,7 +50,8 @@ __global__ void who(unsigned* seen) {
     if (threadIdx.x == 0) seen[smid()] = 1;
 }
 
-// mode 0: read the lines, 1: write them whole, 2: probe (time each load).
+// mode 0: read the lines, 1: write them whole, 2: probe (time each load),
+// 3: write 8 bytes of each sector.
 // Lines of SM rank s: s, s + SMS, s + 2 SMS, ... below `lines`.
 __global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int* dense, unsigned* ctr,
                      uint32_t* lat, uint32_t* sink) {
@@ -73,6 +75,9 @@ __global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int
                 acc += ld_cg(p);
             } else if (mode == 1) {
                 *p = (uint32_t)line;
+            } else if (mode == 3) {
+                // The first 8 bytes of each 32-byte sector: a partial write.
+                if ((lane & 7) < 2) *p = (uint32_t)line;
             } else {
                 long long t0 = clk();
                 uint32_t v = ld_cg(p);
@@ -140,6 +145,45 @@ int main(int argc, char** argv) {
     CK(cudaMemset(bbuf, 1, bmax));
     CK(cudaMemset(flush, 1, fl));
     const int BINS = 40;  // 50-cycle bins, the last one open
+    if (getenv("VICTIM_POLLUTE")) {
+        // Call 2: A (8 MiB) read, then s MiB of other lines read, written
+        // whole or written 8 bytes a sector, then A probed.
+        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
+        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
+        fprintf(f, "\n");
+        const char* names[] = {"read", "whole", "", "partial"};
+        const int ps[] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64};
+        const uint64_t lines = set / 128;
+        std::vector<uint32_t> lat(lines);
+        for (int rep = 0; rep < 2; rep++)
+            for (int pol : {0, 1, 3})
+                for (int s : ps) {
+                    pass(m, flush, fl, 0);
+                    pass(m, flush, fl, 0);
+                    pass(m, abuf, set, 0);
+                    if (s) pass(m, bbuf, s * MiB, pol);
+                    CK(cudaMemset(m.lat, 0, lines * 4));
+                    pass(m, abuf, set, 2);
+                    CK(cudaMemcpy(lat.data(), m.lat, lines * 4, cudaMemcpyDeviceToHost));
+                    std::vector<uint64_t> h(BINS, 0);
+                    uint64_t unprobed = 0;
+                    for (uint64_t i = 0; i < lines; i++) {
+                        uint32_t v = lat[i] & 0x7fffffffu;
+                        if (v == 0) {
+                            unprobed++;
+                            continue;
+                        }
+                        h[std::min<uint64_t>(v / 50, BINS - 1)]++;
+                    }
+                    fprintf(f, "%d,%s,%d,%llu,%llu", rep, names[pol], s, (unsigned long long)lines,
+                            (unsigned long long)unprobed);
+                    for (int i = 0; i < BINS; i++) fprintf(f, ",%llu", (unsigned long long)h[i]);
+                    fprintf(f, "\n");
+                    fflush(f);
+                }
+        fclose(f);
+        return 0;
+    }
     fprintf(f, "rep,seq,probe,s_mib,lines,unprobed");
     for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
     fprintf(f, "\n");
