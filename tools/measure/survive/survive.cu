@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "../ck.cuh"
@@ -45,6 +46,20 @@ const double MHZ = 1980.0;
 __global__ void k_stream(double* a, int s) {
     size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * (size_t)s;
     a[i] = a[i] + 1;
+}
+
+// Call 2's streams (SURVIVE_CALL2=1): the same kernel for float and double,
+// and its load alone (v is never -1: the buffer holds small counts).
+template <typename T>
+__global__ void k_rw_t(T* a, int s) {
+    size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * (size_t)s;
+    a[i] = a[i] + 1;
+}
+template <typename T>
+__global__ void k_ro_t(T* a, int s, T* sink) {
+    size_t i = ((size_t)blockDim.x * blockIdx.x + threadIdx.x) * (size_t)s;
+    T v = a[i];
+    if (v == (T)-1) sink[0] = v;
 }
 
 __global__ void k_flush(const uint32_t* p, size_t n, uint32_t* sink) {
@@ -118,6 +133,63 @@ int main(int argc, char** argv) {
     CK(cudaStreamCreateWithFlags(&sp, cudaStreamNonBlocking));
     CK(cudaStreamCreateWithFlags(&ss, cudaStreamNonBlocking));
     const int BIN = 250, BINS = 60;
+    if (getenv("SURVIVE_CALL2")) {
+        // Call 2: three streams at 2 blocks an SM, each timed alone, then
+        // the probe filling (or not, `cold`) beside each.
+        const char* kinds[] = {"rw_d24", "rw_f32", "ro_d24"};
+        const unsigned grids[] = {131072, 262144, 131072};
+        const size_t SM2 = 112 * 1024;
+        CK(cudaFuncSetAttribute((const void*)k_rw_t<double>, cudaFuncAttributeMaxDynamicSharedMemorySize, SM2));
+        CK(cudaFuncSetAttribute((const void*)k_rw_t<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, SM2));
+        CK(cudaFuncSetAttribute((const void*)k_ro_t<double>, cudaFuncAttributeMaxDynamicSharedMemorySize, SM2));
+        auto launch = [&](int k, cudaStream_t st) {
+            if (k == 0) k_rw_t<double><<<grids[k], 256, SM2, st>>>(a, 24);
+            if (k == 1) k_rw_t<float><<<grids[k], 256, SM2, st>>>((float*)a, 32);
+            if (k == 2) k_ro_t<double><<<grids[k], 256, SM2, st>>>(a, 24, (double*)sink);
+        };
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        for (int k = 0; k < 3; k++) {
+            launch(k, 0);
+            CK(cudaEventRecord(e0));
+            launch(k, 0);
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            printf("# stream %s alone: %.1f us, %u threads\n", kinds[k], ms * 1000.0f, grids[k] * 256);
+        }
+        fprintf(f, "rep,stream,mode,wait_us,lines");
+        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * BIN);
+        fprintf(f, "\n");
+        const int w2[] = {0, 2, 4, 6, 8, 10, 12, 16, 24};
+        std::vector<uint32_t> h(LINES);
+        for (int rep = 0; rep < 2; rep++)
+            for (int k = 0; k < 3; k++)
+                for (int mode = 0; mode < 2; mode++)
+                    for (int w : w2) {
+                        if (mode == 0 && w != 0) continue;
+                        k_flush<<<132 * 8, 256>>>(flush, fl / 128, sink);
+                        k_flush<<<132 * 8, 256>>>(flush, fl / 128, sink);
+                        CK(cudaDeviceSynchronize());
+                        CK(cudaMemset(lat, 0, LINES * 4));
+                        CK(cudaDeviceSynchronize());
+                        k_probe<<<1, PT, 0, sp>>>(b, mode, (long long)(w * MHZ), lat, sink);
+                        launch(k, ss);
+                        CK(cudaGetLastError());
+                        CK(cudaDeviceSynchronize());
+                        CK(cudaMemcpy(h.data(), lat, LINES * 4, cudaMemcpyDeviceToHost));
+                        std::vector<uint64_t> bins(BINS, 0);
+                        for (uint32_t v : h) bins[std::min<uint32_t>(v / BIN, BINS - 1)]++;
+                        fprintf(f, "%d,%s,%s,%d,%d", rep, kinds[k], mode ? "fill" : "cold", w, LINES);
+                        for (uint64_t c : bins) fprintf(f, ",%llu", (unsigned long long)c);
+                        fprintf(f, "\n");
+                        fflush(f);
+                    }
+        fclose(f);
+        return 0;
+    }
     fprintf(f, "rep,stream,mode,wait_us,lines");
     for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * BIN);
     fprintf(f, "\n");
