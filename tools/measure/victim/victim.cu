@@ -20,6 +20,13 @@
 //   seq RA: W read, then A read.      Both clean: LRU gives up W first
 //                                     (control for WA without the dirt).
 //
+// Call 3 (VICTIM_RW=1, call3.sh) asks the same of lines read and then
+// written in part, as seed 002's stride kernel leaves them: do they take
+// more of the L2 than lines read (other lines touched that way before a
+// probed set), and is the older set still given up first (W read then
+// written 8 bytes a sector, A read)? `victim ncu` walks 16 and 64 MiB in
+// each way once for Nsight Compute.
+//
 // Every line is touched by a warp of the same SM in every phase (warps
 // claim their SM's lines through a per-SM counter), so a line's near and
 // far copies are the same in each phase. All loads are ld.global.cg (L2
@@ -51,10 +58,13 @@ __global__ void who(unsigned* seen) {
 }
 
 // mode 0: read the lines, 1: write them whole, 2: probe (time each load),
-// 3: write 8 bytes of each sector.
+// 3: write 8 bytes of each sector, 4: read each line, then write 8 bytes
+// of each of its sectors (the value read plus one: seed 002's kernels at
+// large strides), 5: read each line, then write it whole (the same),
+// 6-8: one sector of each line (below), 9 and 10: a line a lane (below).
 // Lines of SM rank s: s, s + SMS, s + 2 SMS, ... below `lines`.
-__global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int* dense, unsigned* ctr,
-                     uint32_t* lat, uint32_t* sink) {
+__device__ __forceinline__ void walk_body(uint32_t* a, uint64_t lines, int mode, int warps, const int* dense,
+                                          unsigned* ctr, uint32_t* lat, uint32_t* sink) {
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (w >= warps) return;
     const int d = dense[smid()];
@@ -66,6 +76,21 @@ __global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int
         unsigned c = 0;
         if (lane == 0) c = atomicAdd(ctr + s, 1);
         c = __shfl_sync(0xffffffffu, c, 0);
+        if (mode >= 9) {
+            // One line a lane, 32 lines a warp instruction, as seed 002's
+            // stride kernel at large strides: each lane loads the first 8
+            // bytes of its line with a plain load (cached in the L1 as the
+            // kernel's are), and in mode 9 stores them back plus one.
+            const uint64_t k = (uint64_t)c * 32 + lane;
+            if ((uint64_t)c * 32 >= mine) break;
+            if (k < mine) {
+                uint64_t* q = (uint64_t*)(a + (s + k * SMS) * 32);
+                uint64_t v = *q;
+                acc += (uint32_t)v;
+                if (mode == 9) *q = v + 1;
+            }
+            continue;
+        }
         const uint64_t k0 = (uint64_t)c * CHUNK;
         if (k0 >= mine) break;
         for (uint64_t k = k0; k < k0 + CHUNK && k < mine; k++) {
@@ -78,6 +103,21 @@ __global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int
             } else if (mode == 3) {
                 // The first 8 bytes of each 32-byte sector: a partial write.
                 if ((lane & 7) < 2) *p = (uint32_t)line;
+            } else if (mode >= 6 && mode <= 8) {
+                // One sector of the line (lanes 0-7): read (6), read then 8
+                // bytes of it written (7), as (7) with a volatile load (8:
+                // LDG.E.STRONG.SYS, not kept in the L1; call 4's CSV names it
+                // "plain", call 5 has the plain load): one line per sector,
+                // as seed 002's kernels at large strides touch them.
+                if (lane < 8) {
+                    uint32_t v = mode == 8 ? *(volatile uint32_t*)p : ld_cg(p);
+                    acc += v;
+                    if (mode != 6 && lane < 2) *p = v + 1;
+                }
+            } else if (mode == 4 || mode == 5) {
+                // The store waits for the load's value, as a[i] = a[i] + 1.
+                uint32_t v = ld_cg(p);
+                if (mode == 5 || (lane & 7) < 2) *p = v + 1;
             } else {
                 long long t0 = clk();
                 uint32_t v = ld_cg(p);
@@ -91,27 +131,63 @@ __global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int
     if (acc == 0xdeadbeefu) sink[threadIdx.x] = acc;
 }
 
+__global__ void walk(uint32_t* a, uint64_t lines, int mode, int warps, const int* dense, unsigned* ctr,
+                     uint32_t* lat, uint32_t* sink) {
+    walk_body(a, lines, mode, warps, dense, ctr, lat, sink);
+}
+
+// The same walk under another name, for the passes Nsight Compute profiles
+// (call 3, `victim ncu`); the flushes stay `walk`.
+__global__ void k_walk(uint32_t* a, uint64_t lines, int mode, int warps, const int* dense, unsigned* ctr,
+                       uint32_t* lat, uint32_t* sink) {
+    walk_body(a, lines, mode, warps, dense, ctr, lat, sink);
+}
+
 struct Bufs {
     uint32_t *lat, *sink;
     unsigned* ctr;
     int* dense;
 };
 
-void pass(Bufs& m, uint32_t* buf, uint64_t bytes, int mode) {
+void pass(Bufs& m, uint32_t* buf, uint64_t bytes, int mode, bool profiled = false) {
     CK(cudaMemset(m.ctr, 0, SMS * sizeof(unsigned)));
     const int warps = mode == 2 ? 2 : 8;
-    walk<<<SMS * 8, 256>>>(buf, bytes / 128, mode, warps, m.dense, m.ctr, m.lat, m.sink);
+    if (profiled)
+        k_walk<<<SMS * 8, 256>>>(buf, bytes / 128, mode, warps, m.dense, m.ctr, m.lat, m.sink);
+    else
+        walk<<<SMS * 8, 256>>>(buf, bytes / 128, mode, warps, m.dense, m.ctr, m.lat, m.sink);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
 }
 
+// One probe of `lines` lines: the histogram of their latencies in `bins`
+// 50-cycle bins (the last one open), after the count of lines not probed.
+void histogram(FILE* f, Bufs& m, std::vector<uint32_t>& lat, uint64_t lines, int bins) {
+    CK(cudaMemcpy(lat.data(), m.lat, lines * 4, cudaMemcpyDeviceToHost));
+    std::vector<uint64_t> h(bins, 0);
+    uint64_t unprobed = 0;
+    for (uint64_t i = 0; i < lines; i++) {
+        uint32_t v = lat[i] & 0x7fffffffu;
+        if (v == 0) {
+            unprobed++;
+            continue;
+        }
+        h[std::min<uint64_t>(v / 50, bins - 1)]++;
+    }
+    fprintf(f, ",%llu,%llu", (unsigned long long)lines, (unsigned long long)unprobed);
+    for (int i = 0; i < bins; i++) fprintf(f, ",%llu", (unsigned long long)h[i]);
+    fprintf(f, "\n");
+    fflush(f);
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: victim OUT.csv\n");
+        fprintf(stderr, "usage: victim OUT.csv [OUT2.csv] | victim ncu\n");
         return 2;
     }
-    FILE* f = fopen(argv[1], "w");
-    if (!f) return 1;
+    const bool ncu = !strcmp(argv[1], "ncu");
+    FILE* f = ncu ? nullptr : fopen(argv[1], "w");
+    if (!ncu && !f) return 1;
     const uint64_t MiB = 1ull << 20;
     const uint64_t set = 8 * MiB, bmax = 64 * MiB, fl = 256 * MiB;
     Bufs m;
@@ -145,6 +221,130 @@ int main(int argc, char** argv) {
     CK(cudaMemset(bbuf, 1, bmax));
     CK(cudaMemset(flush, 1, fl));
     const int BINS = 40;  // 50-cycle bins, the last one open
+    if (ncu) {
+        // Call 3 under Nsight Compute (one cold launch each, `k_walk`): s MiB
+        // of lines read, read then written 8 bytes a sector, read then
+        // written whole, and written 8 bytes a sector.
+        const bool sector = getenv("VICTIM_SECTOR") != nullptr;
+        const bool stream = getenv("VICTIM_STREAM") != nullptr;
+        for (int mode : stream   ? std::vector<int>{10, 9}
+                        : sector ? std::vector<int>{6, 7, 8}
+                                 : std::vector<int>{0, 4, 5, 3})
+            for (int s : {16, 64})
+                pass(m, bbuf, s * MiB, mode, true);
+        return 0;
+    }
+    if (getenv("VICTIM_STREAM")) {
+        // Call 5: as call 4, with other lines touched as seed 002's stride
+        // kernel touches them: a line a lane, 8 bytes of each loaded with a
+        // plain load (10), then stored back (9); and whole lines read (0).
+        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
+        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
+        fprintf(f, "\n");
+        const int ps[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64};
+        const uint64_t lines = set / 128;
+        std::vector<uint32_t> lat(lines);
+        for (int rep = 0; rep < 2; rep++)
+            for (int pol : {0, 10, 9})
+                for (int s : ps) {
+                    pass(m, flush, fl, 0);
+                    pass(m, flush, fl, 0);
+                    pass(m, abuf, set, 0);
+                    if (s) pass(m, bbuf, s * MiB, pol);
+                    CK(cudaMemset(m.lat, 0, lines * 4));
+                    pass(m, abuf, set, 2);
+                    fprintf(f, "%d,%s,%d", rep, pol == 0 ? "read" : pol == 10 ? "lane_read" : "lane_read_write", s);
+                    histogram(f, m, lat, lines, BINS);
+                }
+        fclose(f);
+        return 0;
+    }
+    if (getenv("VICTIM_SECTOR")) {
+        // Call 4: as call 3's file 1, with other lines touched one sector
+        // each: read (6), read then written 8 bytes (7), the same with a
+        // plain load (8), and whole lines read (0) beside them.
+        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
+        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
+        fprintf(f, "\n");
+        const char* names[] = {"read", "", "", "", "", "", "sector_read", "sector_read_partial",
+                               "sector_plain_read_partial"};
+        const int ps[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64};
+        const uint64_t lines = set / 128;
+        std::vector<uint32_t> lat(lines);
+        for (int rep = 0; rep < 2; rep++)
+            for (int pol : {0, 6, 7, 8})
+                for (int s : ps) {
+                    pass(m, flush, fl, 0);
+                    pass(m, flush, fl, 0);
+                    pass(m, abuf, set, 0);
+                    if (s) pass(m, bbuf, s * MiB, pol);
+                    CK(cudaMemset(m.lat, 0, lines * 4));
+                    pass(m, abuf, set, 2);
+                    fprintf(f, "%d,%s,%d", rep, names[pol], s);
+                    histogram(f, m, lat, lines, BINS);
+                }
+        fclose(f);
+        return 0;
+    }
+    if (getenv("VICTIM_RW")) {
+        // Call 3, file 1 (argv[1]): A (8 MiB) read, then s MiB of other lines
+        // read (0), read then written 8 bytes a sector (4), read then written
+        // whole (5) or written 8 bytes a sector (3), then A probed: does a
+        // line read and then written in part take more of the L2 than one
+        // read?
+        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
+        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
+        fprintf(f, "\n");
+        const char* names[] = {"read", "", "", "partial", "read_partial", "read_whole"};
+        const int ps[] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64};
+        const uint64_t lines = set / 128;
+        std::vector<uint32_t> lat(lines);
+        for (int rep = 0; rep < 2; rep++)
+            for (int pol : {0, 4, 5, 3})
+                for (int s : ps) {
+                    pass(m, flush, fl, 0);
+                    pass(m, flush, fl, 0);
+                    pass(m, abuf, set, 0);
+                    if (s) pass(m, bbuf, s * MiB, pol);
+                    CK(cudaMemset(m.lat, 0, lines * 4));
+                    pass(m, abuf, set, 2);
+                    fprintf(f, "%d,%s,%d", rep, names[pol], s);
+                    histogram(f, m, lat, lines, BINS);
+                }
+        fclose(f);
+        // File 2 (argv[2]): W (8 MiB) read then written 8 bytes a sector and
+        // A (8 MiB) read, in the order PA or AP, then s MiB of other lines
+        // read, then W or A probed: is the older set given up first, as
+        // with W written whole (call 1), or are lines read and then written
+        // in part kept before clean ones?
+        FILE* g = fopen(argc > 2 ? argv[2] : "order.csv", "w");
+        if (!g) return 1;
+        fprintf(g, "rep,seq,probe,s_mib,lines,unprobed");
+        for (int i = 0; i < BINS; i++) fprintf(g, ",b%d", i * 50);
+        fprintf(g, "\n");
+        const int ss[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 48, 64};
+        for (int rep = 0; rep < 2; rep++)
+            for (int q = 0; q < 2; q++)              // 0: PA, 1: AP
+                for (int probe = 0; probe < 2; probe++)  // 0: A, 1: W
+                    for (int s : ss) {
+                        pass(m, flush, fl, 0);
+                        pass(m, flush, fl, 0);
+                        if (q == 1) {
+                            pass(m, abuf, set, 0);
+                            pass(m, wbuf, set, 4);
+                        } else {
+                            pass(m, wbuf, set, 4);
+                            pass(m, abuf, set, 0);
+                        }
+                        if (s) pass(m, bbuf, s * MiB, 0);
+                        CK(cudaMemset(m.lat, 0, lines * 4));
+                        pass(m, probe ? wbuf : abuf, set, 2);
+                        fprintf(g, "%d,%s,%s,%d", rep, q ? "AP" : "PA", probe ? "W" : "A", s);
+                        histogram(g, m, lat, lines, BINS);
+                    }
+        fclose(g);
+        return 0;
+    }
     if (getenv("VICTIM_POLLUTE")) {
         // Call 2: A (8 MiB) read, then s MiB of other lines read, written
         // whole or written 8 bytes a sector, then A probed.
