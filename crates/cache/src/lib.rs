@@ -407,9 +407,15 @@ impl Cache {
     /// through this cache to the line's home elsewhere (the near L2
     /// partition's slice for a line homed in the far one), at `ready`: of
     /// the sectors in `written`, those in `whole` (written whole) become
-    /// present, the others are dropped if present, as the bytes held here
-    /// are old. The line is allocated (and made most recently used) only
-    /// when `whole` is not empty. Returns a dirty victim.
+    /// present; the others, written in part, stay present where this cache
+    /// holds them whole (the bytes written are merged into them), and are
+    /// dropped where it holds them in part, as the rest of their bytes
+    /// here may be old. The line is allocated (and made most recently
+    /// used) only when `whole` is not empty. Returns a dirty victim.
+    ///
+    /// (The H200 keeps the copy: a set of lines read and then written 8
+    /// bytes a sector is read again from the near partition in full,
+    /// tools/measure/victim call 3.)
     pub fn keep_copy(&mut self, line: u64, written: u8, whole: u8, ready: u64) -> Option<Victim> {
         let (slot, victim) = if whole != 0 {
             let (i, victim) = self.allocate(line, ready);
@@ -426,7 +432,7 @@ impl Cache {
                     w.ready[s] = to_units(ready);
                 }
             }
-            let drop = written & !whole & !w.dirty;
+            let drop = written & !whole & !w.full & !w.dirty;
             w.valid &= !drop;
             w.full &= !drop;
         }
@@ -602,15 +608,21 @@ mod tests {
     }
 
     #[test]
-    fn a_passing_store_leaves_a_clean_copy_of_whole_sectors_and_drops_stale_ones() {
+    fn a_passing_store_leaves_a_clean_copy_of_whole_sectors_and_merges_into_those_held() {
         let mut c = Cache::new(spec(128 * 2, 2)); // one set, two ways
         assert_eq!(c.keep_copy(0, 0b0011, 0, 0), None, "nothing whole");
-        assert_eq!(c.read(0, 0b0001, 0).miss, 0b0001, "not allocated");
+        let l = c.read(0, 0b0001, 0);
+        assert_eq!(l.miss, 0b0001, "not allocated");
+        c.fill(l.slot, l.miss, 0);
         // The read above allocated line 0 with sector 0; a store writes
-        // sector 1 whole and sector 0 in part.
-        c.keep_copy(0, 0b0011, 0b0010, 0);
-        let l = c.read(0, 0b0011, 0);
-        assert_eq!((l.hit, l.miss), (0b0010, 0b0001), "sector 0 was stale");
+        // sector 1 whole and sectors 0 and 2 in part.
+        c.keep_copy(0, 0b0111, 0b0010, 0);
+        let l = c.read(0, 0b0111, 0);
+        assert_eq!(
+            (l.hit, l.miss),
+            (0b0011, 0b0100),
+            "sector 0, held whole, took the bytes written; sector 2 was not held"
+        );
         c.fill(l.slot, l.miss, 0);
         assert_eq!(c.dirty_state(0).unwrap().dirty, 0, "a copy is clean");
         // A copy takes a way as a read does: two more lines evict line 0.
