@@ -5,6 +5,10 @@
 // Run:    ./loadlat            one CSV line per case (header first)
 //         ./loadlat once       each case's plain kernel launched once, in the
 //                              order above (to run under Nsight Compute)
+//         ./loadlat spread     call 2: the stride kernel at large strides,
+//                              its load alone (ro) and whole (rw), 4 and
+//                              256 MiB, 8 and 2 blocks an SM: the spread of
+//                              each warp's load latency (below)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -87,6 +91,62 @@ __global__ void life(T* a, uint64_t k, long long* ts, uint32_t* sm) {
             sm[blockIdx.x] = id;
         }
     }
+}
+
+// Call 2: the stride kernel's load timed as in `timed`, with the store
+// (RW) or without it (the value compared instead, so that the second clock
+// read still waits for it), and `extern` shared memory the kernel does not
+// use, sized at launch to leave 8 or 2 blocks an SM.
+template <typename T, bool RW>
+__global__ void timed_s(T* a, uint64_t k, uint32_t* lat) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = t * k;
+    long long t0 = clock64();
+    T v = a[i];
+    if (RW)
+        a[i] = v + (T)1;
+    else if (v == (T)-7)
+        a[i] = v;  // never: every element is 1 or more
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
+}
+
+// One case of call 2: one CSV line.
+template <typename T, bool RW>
+static void run_spread(int elem, uint64_t nMB, uint64_t k, int smem, T* a, uint32_t* lat,
+                       std::vector<uint32_t>& h) {
+    uint64_t n = nMB * (1ull << 20) / sizeof(T);
+    uint64_t blocks = n / 256, warps = n / 32;
+    CK(cudaFuncSetAttribute(timed_s<T, RW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_s<T, RW>, 256, smem));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < 5; r++) {
+        CK(cudaEventRecord(e0));
+        timed_s<T, RW><<<blocks, 256, smem>>>(a, k, lat);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        if (r >= 2) ms.push_back(x);
+    }
+    std::sort(ms.begin(), ms.end());
+    h.resize(warps);
+    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (uint32_t x : h) sum += x;
+    std::sort(h.begin(), h.end());
+    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+    printf("%s,%d,%llu,%llu,%d,%d,%.2f,%llu,%.1f,%u,%u,%u,%u,%u\n", RW ? "rw" : "ro", elem,
+           (unsigned long long)nMB, (unsigned long long)k, smem, per_sm, 1000.0 * ms[1],
+           (unsigned long long)warps, sum / warps, pc(0.1), pc(0.5), pc(0.9), pc(0.99), h[warps - 1]);
+    fflush(stdout);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
 }
 
 struct Case {
@@ -225,6 +285,30 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (argc > 1 && std::string(argv[1]) == "spread") {
+        // timed_us: the median of the last three of five launches (the
+        // first two warm the caches as the others find them); the
+        // latencies are the last launch's.
+        printf("kernel,elem,nMB,k,smem,blocks_per_sm,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99,lat_max\n");
+        std::vector<uint32_t> h;
+        for (uint64_t nMB : {4, 256})
+            for (int smem : {0, 114688})
+                for (int rw : {0, 1}) {
+                    for (uint64_t k : {8, 16, 24, 32}) {
+                        if (rw)
+                            run_spread<float, true>(4, nMB, k, smem, (float*)buf, lat, h);
+                        else
+                            run_spread<float, false>(4, nMB, k, smem, (float*)buf, lat, h);
+                    }
+                    for (uint64_t k : {4, 8, 16, 24, 32}) {
+                        if (rw)
+                            run_spread<double, true>(8, nMB, k, smem, (double*)buf, lat, h);
+                        else
+                            run_spread<double, false>(8, nMB, k, smem, (double*)buf, lat, h);
+                    }
+                }
+        return 0;
     }
     if (lives) {
         long long* ts;
