@@ -851,31 +851,17 @@ mod tests {
         probe(&mut l2, &mut mem, &mut t, if probe_w { w } else { a }, 8)
     }
 
-    /// tools/measure/victim call 2 in the model: 8 MiB read, then `s` MiB
-    /// of other lines read, written whole, or written 8 bytes of each
-    /// sector (`pollute`), then per cent of the 8 MiB lost.
-    fn polluted_lost(d: &DeviceSpec, pollute: &str, s: u64) -> f64 {
-        let (mut mem, mut l2, mut t) = (Dram::new(d.dram.clone()), L2::new(d, 1000).unwrap(), 0);
-        walk(&mut l2, &mut mem, &mut t, 0, 8, None);
-        let write = match pollute {
-            "whole" => Some(FULL_SECTOR),
-            "partial" => Some(0xff),
-            _ => None,
-        };
-        walk(&mut l2, &mut mem, &mut t, 1 << 32, s, write);
-        probe(&mut l2, &mut mem, &mut t, 0, 8)
-    }
-
-    /// tools/measure/victim calls 3 and 4 in the model: 8 MiB read, then
-    /// `s` MiB of other lines touched as `pollute` names (the campaign's
-    /// names: whole lines or one sector each, read, read then written 8
-    /// bytes a sector or whole, or written 8 bytes a sector), then per cent
-    /// of the 8 MiB lost.
+    /// tools/measure/victim calls 2 to 5 in the model: 8 MiB read, then
+    /// `s` MiB of other lines touched as `pollute` names (the campaigns'
+    /// names: whole lines, one sector each or 8 bytes of a line a lane;
+    /// read, written whole or 8 bytes a sector, or read and then written),
+    /// then per cent of the 8 MiB lost.
     fn touched_lost(d: &DeviceSpec, pollute: &str, s: u64) -> f64 {
         let (mut mem, mut l2, mut t) = (Dram::new(d.dram.clone()), L2::new(d, 1000).unwrap(), 0);
         walk(&mut l2, &mut mem, &mut t, 0, 8, None);
         let touch = match pollute {
             "read" => Touch::Read(0b1111),
+            "whole" => Touch::Write(0b1111, FULL_SECTOR),
             "partial" => Touch::Write(0b1111, 0xff),
             "read_partial" => Touch::ReadWrite(0b1111, 0xff),
             "read_whole" => Touch::ReadWrite(0b1111, FULL_SECTOR),
@@ -1023,40 +1009,36 @@ mod tests {
     #[test]
     fn h200_l2_gives_up_the_older_set_first_dirty_or_clean() {
         let d = dev("h200");
-        let cases = probed("victim/results/victim.csv", &["seq", "probe"]);
-        assert_eq!(cases.len(), 6, "WA, AW, RA, each set probed");
-        let mut half = Vec::new();
-        for (key, measured) in &cases {
-            let (seq, probe_w) = (key[0].as_str(), key[1] == "W");
-            let h200 = half_lost(measured).unwrap() + 16.0;
-            let (sim, s_half) = model_half(measured, |s| victim_lost(&d, seq, probe_w, s));
-            let model = s_half + 16.0;
-            let err = model / h200 - 1.0;
-            assert!(
-                err.abs() <= 0.10,
-                "{seq}, {} probed: half lost at {model:.1} MiB, the H200 at {h200:.1}, \
-                 {:+.1}% (model {sim:?})",
-                key[1],
-                100.0 * err
-            );
-            half.push((seq.to_string(), probe_w, h200, model));
-        }
-        for (seq, probe_w, h200, model) in &half {
-            // The set touched first: W, but A in "AW".
-            let older = *probe_w != (seq == "AW");
-            let (_, _, h_other, m_other) = half
+        let half = replayed(
+            "victim/results/victim.csv",
+            &["seq", "probe"],
+            16.0,
+            |k, s| victim_lost(&d, &k[0], k[1] == "W", s),
+        );
+        assert_eq!(half.len(), 6, "WA, AW, RA, each set probed");
+        // The set touched first: W, but A in "AW".
+        older_set_first(&half, |seq| if seq == "AW" { "A" } else { "W" });
+    }
+
+    /// The set a sequence `key[0]` touched first (`first(seq)`, "W" or
+    /// "A") is lost at a smaller footprint than the other, in the H200 and
+    /// in gpusim (`half`, as [`replayed`] gives it).
+    fn older_set_first(half: &[(Vec<String>, f64, f64)], first: impl Fn(&str) -> &'static str) {
+        for (key, h200, model) in half {
+            let older = key[1] == first(&key[0]);
+            let (_, h_other, m_other) = half
                 .iter()
-                .find(|(q, p, _, _)| q == seq && p != probe_w)
+                .find(|(k, _, _)| k[0] == key[0] && k[1] != key[1])
                 .unwrap();
             assert_eq!(
                 h200 < h_other,
                 older,
-                "{seq}: the H200 loses the older set first"
+                "{key:?}: the H200 loses the older set first"
             );
             assert_eq!(
                 model < m_other,
                 older,
-                "{seq}: gpusim loses the older set first"
+                "{key:?}: gpusim loses the older set first"
             );
         }
     }
@@ -1072,23 +1054,14 @@ mod tests {
     #[test]
     fn h200_l2_keeps_no_near_copy_of_partly_written_sectors() {
         let d = dev("h200");
-        let cases = probed("victim/results/call2/pollute.csv", &["pollute"]);
-        assert_eq!(cases.len(), 3, "read, whole, partial");
-        let mut half = Vec::new();
-        for (key, measured) in &cases {
-            let pollute = key[0].as_str();
-            let h200 = half_lost(measured).unwrap() + 8.0;
-            let (sim, s_half) = model_half(measured, |s| polluted_lost(&d, pollute, s));
-            let model = s_half + 8.0;
-            let err = model / h200 - 1.0;
-            assert!(
-                err.abs() <= 0.10,
-                "{pollute}: half lost at {model:.1} MiB, the H200 at {h200:.1}, {:+.1}% (model {sim:?})",
-                100.0 * err
-            );
-            half.push((pollute.to_string(), h200, model));
-        }
-        let at = |k: &str| half.iter().find(|(p, _, _)| p == k).unwrap();
+        let half = replayed(
+            "victim/results/call2/pollute.csv",
+            &["pollute"],
+            8.0,
+            |k, s| touched_lost(&d, &k[0], s),
+        );
+        assert_eq!(half.len(), 3, "read, whole, partial");
+        let at = |k: &str| half.iter().find(|(p, _, _)| p[0] == k).unwrap();
         let (read, partial) = (at("read"), at("partial"));
         assert!(
             partial.1 > read.1 + 8.0,
@@ -1197,22 +1170,6 @@ mod tests {
             |k, s| order_lost(&d, &k[0], k[1] == "W", s),
         );
         assert_eq!(half.len(), 4, "PA, AP, each set probed");
-        for (key, h200, model) in &half {
-            let older = (key[1] == "W") == (key[0] == "PA");
-            let (_, h_other, m_other) = half
-                .iter()
-                .find(|(k, _, _)| k[0] == key[0] && k[1] != key[1])
-                .unwrap();
-            assert_eq!(
-                h200 < h_other,
-                older,
-                "{key:?}: the H200 loses the older set first"
-            );
-            assert_eq!(
-                model < m_other,
-                older,
-                "{key:?}: gpusim loses the older set first"
-            );
-        }
+        older_set_first(&half, |seq| if seq == "PA" { "W" } else { "A" });
     }
 }
