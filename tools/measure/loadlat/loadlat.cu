@@ -9,6 +9,10 @@
 //                              its load alone (ro) and whole (rw), 4 and
 //                              256 MiB, 8 and 2 blocks an SM: the spread of
 //                              each warp's load latency (below)
+//         ./loadlat window     call 3: call 2's cases at 256 MiB beside the
+//                              same loads storing into an 8 MiB window the
+//                              L2 keeps (no DRAM writes): is the tail the
+//                              DRAM's writes or the L2's stores?
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -111,6 +115,22 @@ __global__ void timed_s(T* a, uint64_t k, uint32_t* lat) {
     if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
 }
 
+// Call 3: the stride kernel's load timed as in `timed_s`, its value stored
+// not back but into a window of `w` elements (8 MiB) at `b`, at the same
+// stride: the same store requests into the L2, a line a lane, into lines
+// that stay there (the window is touched as often as the stream moves 8 MiB
+// on), so that the stores cost the DRAM no writes.
+template <typename T>
+__global__ void timed_w(const T* a, T* b, uint64_t k, uint64_t w, uint32_t* lat) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = t * k;
+    long long t0 = clock64();
+    T v = a[i];
+    b[i % w] = v + (T)1;
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
+}
+
 // One case of call 2: one CSV line.
 template <typename T, bool RW>
 static void run_spread(int elem, uint64_t nMB, uint64_t k, int smem, T* a, uint32_t* lat,
@@ -144,6 +164,44 @@ static void run_spread(int elem, uint64_t nMB, uint64_t k, int smem, T* a, uint3
     printf("%s,%d,%llu,%llu,%d,%d,%.2f,%llu,%.1f,%u,%u,%u,%u,%u\n", RW ? "rw" : "ro", elem,
            (unsigned long long)nMB, (unsigned long long)k, smem, per_sm, 1000.0 * ms[1],
            (unsigned long long)warps, sum / warps, pc(0.1), pc(0.5), pc(0.9), pc(0.99), h[warps - 1]);
+    fflush(stdout);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+}
+
+// One case of call 3: one CSV line, as call 2's (kernel "win").
+template <typename T>
+static void run_window(int elem, uint64_t nMB, uint64_t k, int smem, T* a, T* b, uint32_t* lat,
+                       std::vector<uint32_t>& h) {
+    uint64_t n = nMB * (1ull << 20) / sizeof(T);
+    uint64_t blocks = n / 256, warps = n / 32, w = (8ull << 20) / sizeof(T);
+    CK(cudaFuncSetAttribute(timed_w<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_w<T>, 256, smem));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < 5; r++) {
+        CK(cudaEventRecord(e0));
+        timed_w<T><<<blocks, 256, smem>>>(a, b, k, w, lat);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        if (r >= 2) ms.push_back(x);
+    }
+    std::sort(ms.begin(), ms.end());
+    h.resize(warps);
+    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (uint32_t x : h) sum += x;
+    std::sort(h.begin(), h.end());
+    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+    printf("win,%d,%llu,%llu,%d,%d,%.2f,%llu,%.1f,%u,%u,%u,%u,%u\n", elem, (unsigned long long)nMB,
+           (unsigned long long)k, smem, per_sm, 1000.0 * ms[1], (unsigned long long)warps, sum / warps,
+           pc(0.1), pc(0.5), pc(0.9), pc(0.99), h[warps - 1]);
     fflush(stdout);
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
@@ -285,6 +343,27 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (argc > 1 && std::string(argv[1]) == "window") {
+        // Call 3: call 2's rw and ro cases at 256 MiB beside the same loads
+        // with their stores moved into an 8 MiB window at the buffer's end
+        // (past every line the loads touch).
+        printf("kernel,elem,nMB,k,smem,blocks_per_sm,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99,lat_max\n");
+        std::vector<uint32_t> h;
+        char* end = (char*)buf + bytes - (8ull << 20);
+        for (int smem : {0, 114688}) {
+            for (uint64_t k : {16, 32}) {
+                run_spread<float, false>(4, 256, k, smem, (float*)buf, lat, h);
+                run_spread<float, true>(4, 256, k, smem, (float*)buf, lat, h);
+                run_window<float>(4, 256, k, smem, (float*)buf, (float*)end, lat, h);
+            }
+            for (uint64_t k : {16, 24, 32}) {
+                run_spread<double, false>(8, 256, k, smem, (double*)buf, lat, h);
+                run_spread<double, true>(8, 256, k, smem, (double*)buf, lat, h);
+                run_window<double>(8, 256, k, smem, (double*)buf, (double*)end, lat, h);
+            }
+        }
+        return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "spread") {
         // timed_us: the median of the last three of five launches (the
