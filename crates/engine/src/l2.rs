@@ -832,20 +832,28 @@ mod tests {
         probe(&mut l2, &mut mem, &mut t, a, r)
     }
 
-    /// tools/measure/victim in the model: two sets of 8 MiB, W and A,
-    /// touched in the order `seq` says (W written whole in "WA" and "AW",
-    /// read in "RA"; A read), `s` MiB of other lines read, then per cent
-    /// of W (`probe_w`) or A lost.
+    /// tools/measure/victim calls 1 and 3 in the model: two sets of 8
+    /// MiB, W and A, touched in the order `seq` says (A first where `seq`
+    /// begins with "A"; W written whole in "WA" and "AW", read in "RA",
+    /// read then written 8 bytes a sector in "PA" and "AP"; A read), `s`
+    /// MiB of other lines read, then per cent of W (`probe_w`) or A lost.
     fn victim_lost(d: &DeviceSpec, seq: &str, probe_w: bool, s: u64) -> f64 {
         let (mut mem, mut l2, mut t) = (Dram::new(d.dram.clone()), L2::new(d, 1000).unwrap(), 0);
         let (w, a, b) = (0u64, 1u64 << 32, 2u64 << 32);
-        let (first, second) = if seq == "AW" {
-            ((a, false), (w, true))
-        } else {
-            ((w, seq == "WA"), (a, false))
+        let touch_w = match seq {
+            "WA" | "AW" => Touch::Write(0b1111, FULL_SECTOR),
+            "RA" => Touch::Read(0b1111),
+            "PA" | "AP" => Touch::ReadWrite(0b1111, 0xff),
+            _ => panic!("no such sequence: {seq}"),
         };
-        for (base, write) in [first, second] {
-            walk(&mut l2, &mut mem, &mut t, base, 8, whole(write));
+        let sets = [(w, touch_w), (a, Touch::Read(0b1111))];
+        let order = if seq.starts_with('A') {
+            [sets[1], sets[0]]
+        } else {
+            sets
+        };
+        for (base, touch) in order {
+            walk_as(&mut l2, &mut mem, &mut t, base, 8, touch);
         }
         walk(&mut l2, &mut mem, &mut t, b, s, None);
         probe(&mut l2, &mut mem, &mut t, if probe_w { w } else { a }, 8)
@@ -876,27 +884,6 @@ mod tests {
         };
         walk_as(&mut l2, &mut mem, &mut t, 1 << 32, s, touch);
         probe(&mut l2, &mut mem, &mut t, 0, 8)
-    }
-
-    /// tools/measure/victim call 3 in the model: W (8 MiB) read then
-    /// written 8 bytes a sector and A (8 MiB) read, in the order `seq`
-    /// ("PA" or "AP"), `s` MiB of other lines read, then per cent of W
-    /// (`probe_w`) or A lost.
-    fn order_lost(d: &DeviceSpec, seq: &str, probe_w: bool, s: u64) -> f64 {
-        let (mut mem, mut l2, mut t) = (Dram::new(d.dram.clone()), L2::new(d, 1000).unwrap(), 0);
-        let (w, a, b) = (0u64, 1u64 << 32, 2u64 << 32);
-        let touch_w = Touch::ReadWrite(0b1111, 0xff);
-        let sets = [(w, touch_w), (a, Touch::Read(0b1111))];
-        let order = if seq == "AP" {
-            [sets[1], sets[0]]
-        } else {
-            sets
-        };
-        for (base, touch) in order {
-            walk_as(&mut l2, &mut mem, &mut t, base, 8, touch);
-        }
-        walk(&mut l2, &mut mem, &mut t, b, s, None);
-        probe(&mut l2, &mut mem, &mut t, if probe_w { w } else { a }, 8)
     }
 
     /// A case of a probe campaign: its key, and (s MiB, per cent lost).
@@ -1167,7 +1154,7 @@ mod tests {
             "victim/results/call3/rw_order.csv",
             &["seq", "probe"],
             16.0,
-            |k, s| order_lost(&d, &k[0], k[1] == "W", s),
+            |k, s| victim_lost(&d, &k[0], k[1] == "W", s),
         );
         assert_eq!(half.len(), 4, "PA, AP, each set probed");
         older_set_first(&half, |seq| if seq == "PA" { "W" } else { "A" });
