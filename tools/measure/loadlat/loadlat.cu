@@ -132,79 +132,80 @@ __global__ void timed_w(const T* a, T* b, uint64_t k, uint64_t w, uint32_t* lat)
 }
 
 // One case of call 2: one CSV line.
+// The median time of `reps` launches (CUDA events), us.
+template <typename L>
+static double median_us(L launch, int reps) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(e0));
+        launch();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        ms.push_back(x);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(ms.begin(), ms.end());
+    return 1000.0 * ms[ms.size() / 2];
+}
+
+// Prints the latencies of the last timed launch (`lat`, one per warp):
+// ",warps,mean,p10,p50,p90,p99" and, with `max`, ",max"; ends the line.
+static void print_latencies(const uint32_t* lat, uint64_t warps, std::vector<uint32_t>& h, bool max) {
+    h.resize(warps);
+    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (uint32_t x : h) sum += x;
+    std::sort(h.begin(), h.end());
+    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
+    printf(",%llu,%.1f,%u,%u,%u,%u", (unsigned long long)warps, sum / warps, pc(0.1), pc(0.5), pc(0.9),
+           pc(0.99));
+    if (max) printf(",%u", h[warps - 1]);
+    printf("\n");
+    fflush(stdout);
+}
+
+// One case of calls 2 and 3: `kernel` (its name in the CSV `name`) over
+// nMB MiB of `elem`-byte elements at stride k, with `smem` bytes of dynamic
+// shared memory, launched by `launch(blocks)`: two warm-up launches, the
+// median of three, and the last one's latencies.
+template <typename K, typename L>
+static void spread_case(const char* name, int elem, uint64_t nMB, uint64_t k, int smem, K kernel,
+                        L launch, const uint32_t* lat, std::vector<uint32_t>& h) {
+    uint64_t n = nMB * (1ull << 20) / elem;
+    uint64_t blocks = n / 256;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+    auto go = [&] { launch(blocks); };
+    median_us(go, 2);
+    double us = median_us(go, 3);
+    printf("%s,%d,%llu,%llu,%d,%d,%.2f", name, elem, (unsigned long long)nMB, (unsigned long long)k, smem,
+           per_sm, us);
+    print_latencies(lat, n / 32, h, true);
+}
+
+// Call 2's case: `timed_s`, with its store (RW) or without.
 template <typename T, bool RW>
 static void run_spread(int elem, uint64_t nMB, uint64_t k, int smem, T* a, uint32_t* lat,
                        std::vector<uint32_t>& h) {
-    uint64_t n = nMB * (1ull << 20) / sizeof(T);
-    uint64_t blocks = n / 256, warps = n / 32;
-    CK(cudaFuncSetAttribute(timed_s<T, RW>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_s<T, RW>, 256, smem));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int r = 0; r < 5; r++) {
-        CK(cudaEventRecord(e0));
-        timed_s<T, RW><<<blocks, 256, smem>>>(a, k, lat);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaGetLastError());
-        float x;
-        CK(cudaEventElapsedTime(&x, e0, e1));
-        if (r >= 2) ms.push_back(x);
-    }
-    std::sort(ms.begin(), ms.end());
-    h.resize(warps);
-    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
-    double sum = 0;
-    for (uint32_t x : h) sum += x;
-    std::sort(h.begin(), h.end());
-    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
-    printf("%s,%d,%llu,%llu,%d,%d,%.2f,%llu,%.1f,%u,%u,%u,%u,%u\n", RW ? "rw" : "ro", elem,
-           (unsigned long long)nMB, (unsigned long long)k, smem, per_sm, 1000.0 * ms[1],
-           (unsigned long long)warps, sum / warps, pc(0.1), pc(0.5), pc(0.9), pc(0.99), h[warps - 1]);
-    fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    spread_case(RW ? "rw" : "ro", elem, nMB, k, smem, timed_s<T, RW>,
+                [&](uint64_t blocks) { timed_s<T, RW><<<blocks, 256, smem>>>(a, k, lat); }, lat, h);
 }
 
-// One case of call 3: one CSV line, as call 2's (kernel "win").
+// Call 3's case: `timed_w`, storing into the 8 MiB window at `b`.
 template <typename T>
 static void run_window(int elem, uint64_t nMB, uint64_t k, int smem, T* a, T* b, uint32_t* lat,
                        std::vector<uint32_t>& h) {
-    uint64_t n = nMB * (1ull << 20) / sizeof(T);
-    uint64_t blocks = n / 256, warps = n / 32, w = (8ull << 20) / sizeof(T);
-    CK(cudaFuncSetAttribute(timed_w<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, timed_w<T>, 256, smem));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int r = 0; r < 5; r++) {
-        CK(cudaEventRecord(e0));
-        timed_w<T><<<blocks, 256, smem>>>(a, b, k, w, lat);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaGetLastError());
-        float x;
-        CK(cudaEventElapsedTime(&x, e0, e1));
-        if (r >= 2) ms.push_back(x);
-    }
-    std::sort(ms.begin(), ms.end());
-    h.resize(warps);
-    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
-    double sum = 0;
-    for (uint32_t x : h) sum += x;
-    std::sort(h.begin(), h.end());
-    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
-    printf("win,%d,%llu,%llu,%d,%d,%.2f,%llu,%.1f,%u,%u,%u,%u,%u\n", elem, (unsigned long long)nMB,
-           (unsigned long long)k, smem, per_sm, 1000.0 * ms[1], (unsigned long long)warps, sum / warps,
-           pc(0.1), pc(0.5), pc(0.9), pc(0.99), h[warps - 1]);
-    fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    uint64_t w = (8ull << 20) / sizeof(T);
+    spread_case("win", elem, nMB, k, smem, timed_w<T>,
+                [&](uint64_t blocks) { timed_w<T><<<blocks, 256, smem>>>(a, b, k, w, lat); }, lat, h);
 }
 
 struct Case {
@@ -273,42 +274,14 @@ static void run(const Case& c, T* a, uint32_t* lat, std::vector<uint32_t>& h, bo
         CK(cudaDeviceSynchronize());
         return;
     }
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    auto median = [&](auto launch, int reps) {
-        std::vector<float> ms;
-        for (int r = 0; r < reps; r++) {
-            CK(cudaEventRecord(e0));
-            launch();
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaGetLastError());
-            float x;
-            CK(cudaEventElapsedTime(&x, e0, e1));
-            ms.push_back(x);
-        }
-        std::sort(ms.begin(), ms.end());
-        return 1000.0 * ms[ms.size() / 2];
-    };
     auto p = [&] { plain<T, S><<<blocks, 256>>>(a, c.k); };
     auto q = [&] { timed<T, S><<<blocks, 256>>>(a, c.k, lat); };
-    median(p, 2);
-    double plain_us = median(p, 7);
-    double timed_us = median(q, 3);
-    uint64_t warps = n / 32;
-    h.resize(warps);
-    CK(cudaMemcpy(h.data(), lat, warps * 4, cudaMemcpyDeviceToHost));
-    double sum = 0;
-    for (uint32_t x : h) sum += x;
-    std::sort(h.begin(), h.end());
-    auto pc = [&](double f) { return h[std::min<uint64_t>(warps - 1, (uint64_t)(f * warps))]; };
-    printf("%s,%d,%llu,%llu,%.2f,%.2f,%llu,%.1f,%u,%u,%u,%u\n", c.stride ? "stride" : "offset",
-           c.elem, (unsigned long long)c.nMB, (unsigned long long)c.k, plain_us, timed_us,
-           (unsigned long long)warps, sum / warps, pc(0.1), pc(0.5), pc(0.9), pc(0.99));
-    fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    median_us(p, 2);
+    double plain_us = median_us(p, 7);
+    double timed_us = median_us(q, 3);
+    printf("%s,%d,%llu,%llu,%.2f,%.2f", c.stride ? "stride" : "offset", c.elem, (unsigned long long)c.nMB,
+           (unsigned long long)c.k, plain_us, timed_us);
+    print_latencies(lat, n / 32, h, false);
 }
 
 int main(int argc, char** argv) {

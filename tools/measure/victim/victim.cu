@@ -234,18 +234,21 @@ int main(int argc, char** argv) {
                 pass(m, bbuf, s * MiB, mode, true);
         return 0;
     }
-    if (getenv("VICTIM_STREAM")) {
-        // Call 5: as call 4, with other lines touched as seed 002's stride
-        // kernel touches them: a line a lane, 8 bytes of each loaded with a
-        // plain load (10), then stored back (9); and whole lines read (0).
-        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
-        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
-        fprintf(f, "\n");
-        const int ps[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64};
-        const uint64_t lines = set / 128;
-        std::vector<uint32_t> lat(lines);
+    const uint64_t lines = set / 128;
+    std::vector<uint32_t> lat(lines);
+    // The header of a probe CSV whose cases are named by `keys`.
+    auto header = [&](FILE* out, const char* keys) {
+        fprintf(out, "rep,%s,s_mib,lines,unprobed", keys);
+        for (int i = 0; i < BINS; i++) fprintf(out, ",b%d", i * 50);
+        fprintf(out, "\n");
+    };
+    // Calls 2-5: A (8 MiB) read, then s MiB of other lines walked in each
+    // mode of `modes` (with its name), then A probed; twice over.
+    auto pollute = [&](FILE* out, const std::vector<std::pair<int, const char*>>& modes,
+                       const std::vector<int>& ps) {
+        header(out, "pollute");
         for (int rep = 0; rep < 2; rep++)
-            for (int pol : {0, 10, 9})
+            for (const auto& [pol, name] : modes)
                 for (int s : ps) {
                     pass(m, flush, fl, 0);
                     pass(m, flush, fl, 0);
@@ -253,37 +256,59 @@ int main(int argc, char** argv) {
                     if (s) pass(m, bbuf, s * MiB, pol);
                     CK(cudaMemset(m.lat, 0, lines * 4));
                     pass(m, abuf, set, 2);
-                    fprintf(f, "%d,%s,%d", rep, pol == 0 ? "read" : pol == 10 ? "lane_read" : "lane_read_write", s);
-                    histogram(f, m, lat, lines, BINS);
+                    fprintf(out, "%d,%s,%d", rep, name, s);
+                    histogram(out, m, lat, lines, BINS);
                 }
-        fclose(f);
+        fclose(out);
+    };
+    // Calls 1 and 3: the sets W (walked in mode `wmode`) and A (read) in
+    // the order a sequence says, then s MiB of other lines read, then W or
+    // A probed; twice over.
+    struct Seq {
+        const char* name;
+        int wmode;
+        bool a_first;
+    };
+    auto order = [&](FILE* out, const std::vector<Seq>& seqs) {
+        header(out, "seq,probe");
+        const int ss[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 48, 64};
+        for (int rep = 0; rep < 2; rep++)
+            for (const Seq& q : seqs)
+                for (int probe = 0; probe < 2; probe++)  // 0: A, 1: W
+                    for (int s : ss) {
+                        pass(m, flush, fl, 0);
+                        pass(m, flush, fl, 0);
+                        if (q.a_first) {
+                            pass(m, abuf, set, 0);
+                            pass(m, wbuf, set, q.wmode);
+                        } else {
+                            pass(m, wbuf, set, q.wmode);
+                            pass(m, abuf, set, 0);
+                        }
+                        if (s) pass(m, bbuf, s * MiB, 0);
+                        CK(cudaMemset(m.lat, 0, lines * 4));
+                        pass(m, probe ? wbuf : abuf, set, 2);
+                        fprintf(out, "%d,%s,%s,%d", rep, q.name, probe ? "W" : "A", s);
+                        histogram(out, m, lat, lines, BINS);
+                    }
+        fclose(out);
+    };
+    const std::vector<int> fine = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64};
+    const std::vector<int> wide = {0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64};
+    if (getenv("VICTIM_STREAM")) {
+        // Call 5: as call 4, with other lines touched as seed 002's stride
+        // kernel touches them: a line a lane, 8 bytes of each loaded with a
+        // plain load (10), then stored back (9); and whole lines read (0).
+        pollute(f, {{0, "read"}, {10, "lane_read"}, {9, "lane_read_write"}}, wide);
         return 0;
     }
     if (getenv("VICTIM_SECTOR")) {
         // Call 4: as call 3's file 1, with other lines touched one sector
         // each: read (6), read then written 8 bytes (7), the same with a
-        // plain load (8), and whole lines read (0) beside them.
-        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
-        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
-        fprintf(f, "\n");
-        const char* names[] = {"read", "", "", "", "", "", "sector_read", "sector_read_partial",
-                               "sector_plain_read_partial"};
-        const int ps[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64};
-        const uint64_t lines = set / 128;
-        std::vector<uint32_t> lat(lines);
-        for (int rep = 0; rep < 2; rep++)
-            for (int pol : {0, 6, 7, 8})
-                for (int s : ps) {
-                    pass(m, flush, fl, 0);
-                    pass(m, flush, fl, 0);
-                    pass(m, abuf, set, 0);
-                    if (s) pass(m, bbuf, s * MiB, pol);
-                    CK(cudaMemset(m.lat, 0, lines * 4));
-                    pass(m, abuf, set, 2);
-                    fprintf(f, "%d,%s,%d", rep, names[pol], s);
-                    histogram(f, m, lat, lines, BINS);
-                }
-        fclose(f);
+        // volatile load (8, named "plain"), and whole lines read (0).
+        pollute(f,
+                {{0, "read"}, {6, "sector_read"}, {7, "sector_read_partial"}, {8, "sector_plain_read_partial"}},
+                wide);
         return 0;
     }
     if (getenv("VICTIM_RW")) {
@@ -292,26 +317,7 @@ int main(int argc, char** argv) {
         // whole (5) or written 8 bytes a sector (3), then A probed: does a
         // line read and then written in part take more of the L2 than one
         // read?
-        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
-        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
-        fprintf(f, "\n");
-        const char* names[] = {"read", "", "", "partial", "read_partial", "read_whole"};
-        const int ps[] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64};
-        const uint64_t lines = set / 128;
-        std::vector<uint32_t> lat(lines);
-        for (int rep = 0; rep < 2; rep++)
-            for (int pol : {0, 4, 5, 3})
-                for (int s : ps) {
-                    pass(m, flush, fl, 0);
-                    pass(m, flush, fl, 0);
-                    pass(m, abuf, set, 0);
-                    if (s) pass(m, bbuf, s * MiB, pol);
-                    CK(cudaMemset(m.lat, 0, lines * 4));
-                    pass(m, abuf, set, 2);
-                    fprintf(f, "%d,%s,%d", rep, names[pol], s);
-                    histogram(f, m, lat, lines, BINS);
-                }
-        fclose(f);
+        pollute(f, {{0, "read"}, {4, "read_partial"}, {5, "read_whole"}, {3, "partial"}}, fine);
         // File 2 (argv[2]): W (8 MiB) read then written 8 bytes a sector and
         // A (8 MiB) read, in the order PA or AP, then s MiB of other lines
         // read, then W or A probed: is the older set given up first, as
@@ -319,112 +325,16 @@ int main(int argc, char** argv) {
         // in part kept before clean ones?
         FILE* g = fopen(argc > 2 ? argv[2] : "order.csv", "w");
         if (!g) return 1;
-        fprintf(g, "rep,seq,probe,s_mib,lines,unprobed");
-        for (int i = 0; i < BINS; i++) fprintf(g, ",b%d", i * 50);
-        fprintf(g, "\n");
-        const int ss[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 48, 64};
-        for (int rep = 0; rep < 2; rep++)
-            for (int q = 0; q < 2; q++)              // 0: PA, 1: AP
-                for (int probe = 0; probe < 2; probe++)  // 0: A, 1: W
-                    for (int s : ss) {
-                        pass(m, flush, fl, 0);
-                        pass(m, flush, fl, 0);
-                        if (q == 1) {
-                            pass(m, abuf, set, 0);
-                            pass(m, wbuf, set, 4);
-                        } else {
-                            pass(m, wbuf, set, 4);
-                            pass(m, abuf, set, 0);
-                        }
-                        if (s) pass(m, bbuf, s * MiB, 0);
-                        CK(cudaMemset(m.lat, 0, lines * 4));
-                        pass(m, probe ? wbuf : abuf, set, 2);
-                        fprintf(g, "%d,%s,%s,%d", rep, q ? "AP" : "PA", probe ? "W" : "A", s);
-                        histogram(g, m, lat, lines, BINS);
-                    }
-        fclose(g);
+        order(g, {{"PA", 4, false}, {"AP", 4, true}});
         return 0;
     }
     if (getenv("VICTIM_POLLUTE")) {
         // Call 2: A (8 MiB) read, then s MiB of other lines read, written
         // whole or written 8 bytes a sector, then A probed.
-        fprintf(f, "rep,pollute,s_mib,lines,unprobed");
-        for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
-        fprintf(f, "\n");
-        const char* names[] = {"read", "whole", "", "partial"};
-        const int ps[] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64};
-        const uint64_t lines = set / 128;
-        std::vector<uint32_t> lat(lines);
-        for (int rep = 0; rep < 2; rep++)
-            for (int pol : {0, 1, 3})
-                for (int s : ps) {
-                    pass(m, flush, fl, 0);
-                    pass(m, flush, fl, 0);
-                    pass(m, abuf, set, 0);
-                    if (s) pass(m, bbuf, s * MiB, pol);
-                    CK(cudaMemset(m.lat, 0, lines * 4));
-                    pass(m, abuf, set, 2);
-                    CK(cudaMemcpy(lat.data(), m.lat, lines * 4, cudaMemcpyDeviceToHost));
-                    std::vector<uint64_t> h(BINS, 0);
-                    uint64_t unprobed = 0;
-                    for (uint64_t i = 0; i < lines; i++) {
-                        uint32_t v = lat[i] & 0x7fffffffu;
-                        if (v == 0) {
-                            unprobed++;
-                            continue;
-                        }
-                        h[std::min<uint64_t>(v / 50, BINS - 1)]++;
-                    }
-                    fprintf(f, "%d,%s,%d,%llu,%llu", rep, names[pol], s, (unsigned long long)lines,
-                            (unsigned long long)unprobed);
-                    for (int i = 0; i < BINS; i++) fprintf(f, ",%llu", (unsigned long long)h[i]);
-                    fprintf(f, "\n");
-                    fflush(f);
-                }
-        fclose(f);
+        pollute(f, {{0, "read"}, {1, "whole"}, {3, "partial"}}, fine);
         return 0;
     }
-    fprintf(f, "rep,seq,probe,s_mib,lines,unprobed");
-    for (int i = 0; i < BINS; i++) fprintf(f, ",b%d", i * 50);
-    fprintf(f, "\n");
-    const char* seqs[] = {"WA", "AW", "RA"};
-    const int ss[] = {0, 8, 16, 20, 24, 28, 32, 36, 40, 48, 64};
-    const uint64_t lines = set / 128;
-    std::vector<uint32_t> lat(lines);
-    for (int rep = 0; rep < 2; rep++)
-        for (int q = 0; q < 3; q++)
-            for (int probe = 0; probe < 2; probe++)  // 0: A, 1: W
-                for (int s : ss) {
-                    pass(m, flush, fl, 0);
-                    pass(m, flush, fl, 0);
-                    const int wmode = q == 2 ? 0 : 1;
-                    if (q == 1) {
-                        pass(m, abuf, set, 0);
-                        pass(m, wbuf, set, wmode);
-                    } else {
-                        pass(m, wbuf, set, wmode);
-                        pass(m, abuf, set, 0);
-                    }
-                    if (s) pass(m, bbuf, s * MiB, 0);
-                    CK(cudaMemset(m.lat, 0, lines * 4));
-                    pass(m, probe ? wbuf : abuf, set, 2);
-                    CK(cudaMemcpy(lat.data(), m.lat, lines * 4, cudaMemcpyDeviceToHost));
-                    std::vector<uint64_t> h(BINS, 0);
-                    uint64_t unprobed = 0;
-                    for (uint64_t i = 0; i < lines; i++) {
-                        uint32_t v = lat[i] & 0x7fffffffu;
-                        if (v == 0) {
-                            unprobed++;
-                            continue;
-                        }
-                        h[std::min<uint64_t>(v / 50, BINS - 1)]++;
-                    }
-                    fprintf(f, "%d,%s,%s,%d,%llu,%llu", rep, seqs[q], probe ? "W" : "A", s,
-                            (unsigned long long)lines, (unsigned long long)unprobed);
-                    for (int i = 0; i < BINS; i++) fprintf(f, ",%llu", (unsigned long long)h[i]);
-                    fprintf(f, "\n");
-                    fflush(f);
-                }
-    fclose(f);
+    // Call 1: W written whole (WA, AW) or read (RA), A read.
+    order(f, {{"WA", 1, false}, {"AW", 1, true}, {"RA", 0, false}});
     return 0;
 }
