@@ -13,6 +13,11 @@
 //                              same loads storing into an 8 MiB window the
 //                              L2 keeps (no DRAM writes): is the tail the
 //                              DRAM's writes or the L2's stores?
+//         ./loadlat trace DIR [more]
+//                              calls 4 and 5: the stride kernel at 256 MiB,
+//                              each warp's load recorded with its SM and
+//                              both clocks, summarised into four CSVs in
+//                              DIR (`trace_case` says what each holds)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -131,6 +136,44 @@ __global__ void timed_w(const T* a, T* b, uint64_t k, uint64_t w, uint32_t* lat)
     if ((threadIdx.x & 31) == 0) lat[t >> 5] = (uint32_t)(t1 - t0);
 }
 
+// Call 4: each warp's load as in `timed_s` (MODE 0: no store, 1: stored
+// back, 2: stored into the 8 MiB window of `timed_w`), with where and when:
+// the SM, clock64 before and after (that SM's cycles), and %globaltimer
+// before and after (nanoseconds, one clock for the whole GPU), so that the
+// latencies can be placed in the SM's order of issue and in the kernel's
+// time.
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    return g;
+}
+template <typename T, int MODE>
+__global__ void traced(T* a, T* b, uint64_t k, uint64_t w, uint32_t* sm, long long* c,
+                       unsigned long long* g) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = t * k;
+    unsigned long long g0 = global_ns();
+    long long t0 = clock64();
+    T v = a[i];
+    if (MODE == 1)
+        a[i] = v + (T)1;
+    else if (MODE == 2)
+        b[i % w] = v + (T)1;
+    else if (v == (T)-7)
+        a[i] = v;  // never: every element is 1 or more
+    long long t1 = clock64();
+    unsigned long long g1 = global_ns();
+    if ((threadIdx.x & 31) == 0) {
+        uint64_t x = t >> 5;
+        uint32_t id;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+        sm[x] = id;
+        c[2 * x] = t0;
+        c[2 * x + 1] = t1;
+        g[2 * x] = g0;
+        g[2 * x + 1] = g1;
+    }
+}
 // One case of call 2: one CSV line.
 // The median time of `reps` launches (CUDA events), us.
 template <typename L>
@@ -208,6 +251,166 @@ static void run_window(int elem, uint64_t nMB, uint64_t k, int smem, T* a, T* b,
                 [&](uint64_t blocks) { timed_w<T><<<blocks, 256, smem>>>(a, b, k, w, lat); }, lat, h);
 }
 
+// Call 4's per-warp records of one launch, and what is made of them.
+struct Traces {
+    uint32_t* sm;
+    long long* c;
+    unsigned long long* g;
+};
+struct TraceOut {
+    FILE *summary, *series, *per_sm, *raw;
+};
+// The value at fraction f of sorted `v`.
+template <typename V>
+static V at_frac(const std::vector<V>& v, double f) {
+    return v[std::min<size_t>(v.size() - 1, (size_t)(f * v.size()))];
+}
+// One case of call 4: two warm-up launches, the median time of three, and
+// the last one's records:
+//   summary  percentiles of the latency (issue to data, cycles); the
+//            globaltimer's tick; per SM, in its order of issue, how many
+//            warps of the same SM issued later completed earlier
+//            (overtaken: 0 for every warp where the SM's loads are served
+//            first come, first served) and how many were in flight when
+//            it issued (ahead), with the mean latency per fifth of ahead;
+//            the share of the latency's variance between 2 us bins of the
+//            kernel's time and between SMs (1: all of it)
+//   series   per 2 us of the kernel (by issue, globaltimer): warps issued,
+//            mean, p50, p90 and max latency
+//   per_sm   per SM: warps, mean, p50, p99
+//   raw      every warp of SMs 0 and 1: issue (cycles from the SM's first),
+//            latency, issue and completion (ns from the kernel's first)
+template <typename T, int MODE>
+static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T* b, const Traces& tr,
+                       const TraceOut& out) {
+    uint64_t n = 256 * (1ull << 20) / elem;
+    uint64_t blocks = n / 256, warps = n / 32;
+    uint64_t w = (8ull << 20) / sizeof(T);
+    auto kernel = traced<T, MODE>;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+    auto go = [&] { kernel<<<blocks, 256, smem>>>(a, b, k, w, tr.sm, tr.c, tr.g); };
+    median_us(go, 2);
+    double us = median_us(go, 3);
+    std::vector<uint32_t> sm(warps);
+    std::vector<long long> c(2 * warps);
+    std::vector<unsigned long long> g(2 * warps);
+    CK(cudaMemcpy(sm.data(), tr.sm, warps * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), tr.c, warps * 16, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(g.data(), tr.g, warps * 16, cudaMemcpyDeviceToHost));
+    std::vector<double> lat(warps);
+    unsigned long long gmin = ~0ull;
+    for (uint64_t x = 0; x < warps; x++) {
+        lat[x] = (double)(c[2 * x + 1] - c[2 * x]);
+        gmin = std::min(gmin, g[2 * x]);
+    }
+    std::vector<double> sorted = lat;
+    std::sort(sorted.begin(), sorted.end());
+    double mean = 0;
+    for (double x : lat) mean += x;
+    mean /= warps;
+    double var = 0;
+    for (double x : lat) var += (x - mean) * (x - mean);
+    // The globaltimer's tick: the smallest step between distinct readings.
+    std::vector<unsigned long long> gs(g);
+    std::sort(gs.begin(), gs.end());
+    unsigned long long tick = ~0ull;
+    for (size_t j = 1; j < gs.size(); j++)
+        if (gs[j] != gs[j - 1]) tick = std::min(tick, gs[j] - gs[j - 1]);
+    // Per SM, in its order of issue.
+    std::vector<std::vector<uint64_t>> by_sm(1024);
+    for (uint64_t x = 0; x < warps; x++) by_sm[sm[x] & 1023].push_back(x);
+    std::vector<double> overtaken(warps, 0), ahead(warps, 0);
+    double between_sm = 0;
+    for (int m = 0; m < 1024; m++) {
+        auto& v = by_sm[m];
+        if (v.empty()) continue;
+        std::sort(v.begin(), v.end(), [&](uint64_t p, uint64_t q) { return c[2 * p] < c[2 * q]; });
+        std::vector<long long> t1s;
+        for (uint64_t x : v) t1s.push_back(c[2 * x + 1]);
+        std::sort(t1s.begin(), t1s.end());
+        // ahead: issued earlier and not yet complete (a warp completes after it issues).
+        for (size_t r = 0; r < v.size(); r++) {
+            long long t0 = c[2 * v[r]];
+            size_t before = std::lower_bound(v.begin(), v.end(), t0,
+                                             [&](uint64_t p, long long t) { return c[2 * p] < t; }) -
+                            v.begin();
+            size_t done = std::upper_bound(t1s.begin(), t1s.end(), t0) - t1s.begin();
+            ahead[v[r]] = (double)before - (double)done;
+        }
+        // overtaken: issued later, completed earlier (a Fenwick tree over
+        // completion ranks, filled from the last issued back).
+        std::vector<uint32_t> fen(v.size() + 1, 0);
+        for (size_t r = v.size(); r-- > 0;) {
+            long long t1 = c[2 * v[r] + 1];
+            size_t rank = std::lower_bound(t1s.begin(), t1s.end(), t1) - t1s.begin();
+            uint64_t cnt = 0;
+            for (size_t j = rank; j > 0; j -= j & (~j + 1)) cnt += fen[j];
+            overtaken[v[r]] = (double)cnt;
+            for (size_t j = rank + 1; j <= v.size(); j += j & (~j + 1)) fen[j]++;
+        }
+        std::vector<double> l;
+        double s = 0;
+        for (uint64_t x : v) {
+            l.push_back(lat[x]);
+            s += lat[x];
+        }
+        std::sort(l.begin(), l.end());
+        double mm = s / v.size();
+        between_sm += v.size() * (mm - mean) * (mm - mean);
+        fprintf(out.per_sm, "%s,%d,%llu,%d,%d,%zu,%.1f,%.0f,%.0f\n", name, elem, (unsigned long long)k,
+                per_sm, m, v.size(), mm, at_frac(l, 0.5), at_frac(l, 0.99));
+        if (m < 2 && out.raw)
+            for (uint64_t x : v)
+                fprintf(out.raw, "%s,%d,%llu,%d,%d,%lld,%.0f,%llu,%llu\n", name, elem, (unsigned long long)k,
+                        per_sm, m, c[2 * x] - c[2 * v[0]], lat[x], g[2 * x] - gmin, g[2 * x + 1] - gmin);
+    }
+    // The kernel's time in 2 us bins, by issue.
+    std::vector<std::vector<double>> bins;
+    for (uint64_t x = 0; x < warps; x++) {
+        size_t bi = (g[2 * x] - gmin) / 2000;
+        if (bi >= bins.size()) bins.resize(bi + 1);
+        bins[bi].push_back(lat[x]);
+    }
+    double between_t = 0;
+    for (size_t bi = 0; bi < bins.size(); bi++) {
+        auto& l = bins[bi];
+        if (l.empty()) continue;
+        double s = 0;
+        for (double x : l) s += x;
+        double mm = s / l.size();
+        between_t += l.size() * (mm - mean) * (mm - mean);
+        std::sort(l.begin(), l.end());
+        fprintf(out.series, "%s,%d,%llu,%d,%zu,%zu,%.1f,%.0f,%.0f,%.0f\n", name, elem, (unsigned long long)k,
+                per_sm, bi * 2, l.size(), mm, at_frac(l, 0.5), at_frac(l, 0.9), l.back());
+    }
+    // Mean latency per fifth of `ahead`.
+    std::vector<uint64_t> order(warps);
+    for (uint64_t x = 0; x < warps; x++) order[x] = x;
+    std::sort(order.begin(), order.end(), [&](uint64_t p, uint64_t q) { return ahead[p] < ahead[q]; });
+    double q[5] = {0, 0, 0, 0, 0}, qa[5] = {0, 0, 0, 0, 0};
+    for (uint64_t r = 0; r < warps; r++) {
+        int f = (int)(r * 5 / warps);
+        q[f] += lat[order[r]];
+        qa[f] += ahead[order[r]];
+    }
+    std::vector<double> ov(overtaken), ah(ahead);
+    std::sort(ov.begin(), ov.end());
+    std::sort(ah.begin(), ah.end());
+    double zero = (double)(std::upper_bound(ov.begin(), ov.end(), 0.0) - ov.begin()) / warps;
+    double ovm = 0;
+    for (double x : ov) ovm += x;
+    fprintf(out.summary, "%s,%d,%llu,%d,%d,%.2f,%llu,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%llu,%.2f,%.0f,%.0f,%.0f,%.3f,%.1f,%.0f",
+            name, elem, (unsigned long long)k, smem, per_sm, us, (unsigned long long)warps, mean,
+            at_frac(sorted, 0.1), at_frac(sorted, 0.5), at_frac(sorted, 0.9), at_frac(sorted, 0.99), sorted.back(),
+            tick, ovm / warps, at_frac(ov, 0.5), at_frac(ov, 0.9), at_frac(ov, 0.99), zero,
+            [&] { double s = 0; for (double x : ah) s += x; return s / warps; }(), at_frac(ah, 0.5));
+    for (int f = 0; f < 5; f++) fprintf(out.summary, ",%.0f,%.1f", q[f] / (warps / 5), qa[f] / (warps / 5));
+    fprintf(out.summary, ",%.3f,%.3f\n", between_t / var, between_sm / var);
+    for (FILE* f : {out.summary, out.series, out.per_sm, out.raw})
+        if (f) fflush(f);
+}
 struct Case {
     bool stride;
     int elem;
@@ -316,6 +519,59 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (argc > 1 && std::string(argv[1]) == "trace") {
+        // Call 4: the stride kernel at 256 MiB, its loads traced (above);
+        // argv[2]: the folder for the four CSVs.
+        std::string dir = argc > 2 ? argv[2] : ".";
+        TraceOut out{fopen((dir + "/trace_summary.csv").c_str(), "w"),
+                     fopen((dir + "/trace_series.csv").c_str(), "w"),
+                     fopen((dir + "/trace_per_sm.csv").c_str(), "w"), fopen((dir + "/trace_raw.csv").c_str(), "w")};
+        if (!out.summary || !out.series || !out.per_sm || !out.raw) {
+            fprintf(stderr, "cannot write into %s\n", dir.c_str());
+            return 1;
+        }
+        fprintf(out.summary,
+                "kernel,elem,k,smem,blocks_per_sm,timed_us,warps,lat_mean,lat_p10,lat_p50,lat_p90,lat_p99,lat_max,"
+                "globaltimer_tick_ns,overtaken_mean,overtaken_p50,overtaken_p90,overtaken_p99,overtaken_none,"
+                "ahead_mean,ahead_p50,lat_ahead_q1,ahead_q1,lat_ahead_q2,ahead_q2,lat_ahead_q3,ahead_q3,"
+                "lat_ahead_q4,ahead_q4,lat_ahead_q5,ahead_q5,var_between_2us,var_between_sms\n");
+        fprintf(out.series, "kernel,elem,k,blocks_per_sm,t_us,warps,lat_mean,lat_p50,lat_p90,lat_max\n");
+        fprintf(out.per_sm, "kernel,elem,k,blocks_per_sm,sm,warps,lat_mean,lat_p50,lat_p99\n");
+        fprintf(out.raw, "kernel,elem,k,blocks_per_sm,sm,issue_cycles,lat_cycles,issue_ns,done_ns\n");
+        uint64_t warps = (256ull << 20) / 4 / 32;
+        Traces tr;
+        CK(cudaMalloc(&tr.sm, warps * 4));
+        CK(cudaMalloc(&tr.c, warps * 16));
+        CK(cudaMalloc(&tr.g, warps * 16));
+        float* f = (float*)buf;
+        double* d = (double*)buf;
+        char* end = (char*)buf + bytes - (8ull << 20);
+        trace_case<float, 0>("ro", 4, 32, 0, f, (float*)end, tr, out);
+        trace_case<float, 1>("rw", 4, 32, 0, f, (float*)end, tr, out);
+        trace_case<float, 2>("win", 4, 32, 0, f, (float*)end, tr, out);
+        trace_case<double, 0>("ro", 8, 24, 0, d, (double*)end, tr, out);
+        trace_case<double, 1>("rw", 8, 24, 0, d, (double*)end, tr, out);
+        trace_case<float, 1>("rw", 4, 32, 114688, f, (float*)end, tr, out);
+        trace_case<float, 1>("rw", 4, 8, 0, f, (float*)end, tr, out);
+        if (argc > 3 && std::string(argv[3]) == "more") {
+            // Call 5: which SMs are slow, and from which stride on. The
+            // float rw case again (is the set the same launch after
+            // launch?), with the array moved by 1 MiB and by 96 KiB + 128 B
+            // (is the set the SMs' or the data's?), and float strides
+            // 12-28 (named rw1m, rw96k; the raw file only for the first
+            // three).
+            fclose(out.raw);
+            out.raw = nullptr;
+            trace_case<float, 1>("rw", 4, 32, 0, f, (float*)end, tr, out);
+            trace_case<float, 1>("rw1m", 4, 32, 0, f + (1 << 18), (float*)end, tr, out);
+            trace_case<float, 1>("rw96k", 4, 32, 0, f + (96 << 8) + 32, (float*)end, tr, out);
+            for (uint64_t k : {12, 16, 20, 24, 28}) trace_case<float, 1>("rw", 4, k, 0, f, (float*)end, tr, out);
+            for (uint64_t k : {12, 16, 20, 32}) trace_case<double, 1>("rw", 8, k, 0, d, (double*)end, tr, out);
+        }
+        for (FILE* x : {out.summary, out.series, out.per_sm, out.raw})
+            if (x) fclose(x);
+        return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "window") {
         // Call 3: call 2's rw and ro cases at 256 MiB beside the same loads
