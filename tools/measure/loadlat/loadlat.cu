@@ -18,6 +18,8 @@
 //                              each warp's load recorded with its SM and
 //                              both clocks, summarised into four CSVs in
 //                              DIR (`trace_case` says what each holds)
+//         ./loadlat mid DIR    call 6: the stride kernel's load and store
+//                              timed apart (`mid_case`)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -172,6 +174,46 @@ __global__ void traced(T* a, T* b, uint64_t k, uint64_t w, uint32_t* sm, long lo
         c[2 * x + 1] = t1;
         g[2 * x] = g0;
         g[2 * x + 1] = g1;
+    }
+}
+// Call 6: the load and the store of `traced`'s rw apart. `mid` is read
+// once the loaded value has been used (an add in volatile asm, which the
+// warp cannot issue before the data is in, and which the clock read after
+// it cannot pass), so t_mid - t0 is the load's latency and t1 - t_mid the
+// store's wait to issue. WO: no load (the value is the thread's index),
+// t_mid = t0: the store alone.
+template <typename T>
+__device__ __forceinline__ T add_one(T v);
+template <>
+__device__ __forceinline__ float add_one<float>(float v) {
+    float r;
+    asm volatile("add.f32 %0, %1, 0f3F800000;" : "=f"(r) : "f"(v));
+    return r;
+}
+template <>
+__device__ __forceinline__ double add_one<double>(double v) {
+    double r;
+    asm volatile("add.f64 %0, %1, 0d3FF0000000000000;" : "=d"(r) : "d"(v));
+    return r;
+}
+template <typename T, bool WO>
+__global__ void traced_mid(T* a, uint64_t k, uint32_t* sm, long long* c) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = t * k;
+    long long t0 = clock64();
+    T v = WO ? (T)threadIdx.x : a[i];
+    T u = add_one(v);
+    long long tm = clock64();
+    a[i] = u;
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        uint64_t x = t >> 5;
+        uint32_t id;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+        sm[x] = id;
+        c[3 * x] = t0;
+        c[3 * x + 1] = tm;
+        c[3 * x + 2] = t1;
     }
 }
 // One case of call 2: one CSV line.
@@ -411,6 +453,66 @@ static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T
     for (FILE* f : {out.summary, out.series, out.per_sm, out.raw})
         if (f) fflush(f);
 }
+// One case of call 6: two warm-up launches, the median of three, and the
+// last one's records: per SM (`out`) the warps it ran and the mean and
+// p90 of the load's latency (t_mid - t0) and of the store's wait to issue
+// (t1 - t_mid); on stdout the same over all warps, and the share of each
+// part's variance between SMs.
+template <typename T, bool WO>
+static void mid_case(const char* name, int elem, uint64_t k, int smem, T* a, uint32_t* smb, long long* cb,
+                     FILE* out) {
+    uint64_t n = 256 * (1ull << 20) / elem;
+    uint64_t blocks = n / 256, warps = n / 32;
+    auto kernel = traced_mid<T, WO>;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+    auto go = [&] { kernel<<<blocks, 256, smem>>>(a, k, smb, cb); };
+    median_us(go, 2);
+    double us = median_us(go, 3);
+    std::vector<uint32_t> sm(warps);
+    std::vector<long long> c(3 * warps);
+    CK(cudaMemcpy(sm.data(), smb, warps * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), cb, warps * 24, cudaMemcpyDeviceToHost));
+    std::vector<std::vector<double>> ld(1024), st(1024);
+    std::vector<double> all_ld, all_st;
+    for (uint64_t x = 0; x < warps; x++) {
+        double l = (double)(c[3 * x + 1] - c[3 * x]), s = (double)(c[3 * x + 2] - c[3 * x + 1]);
+        ld[sm[x] & 1023].push_back(l);
+        st[sm[x] & 1023].push_back(s);
+        all_ld.push_back(l);
+        all_st.push_back(s);
+    }
+    auto mean = [](const std::vector<double>& v) {
+        double s = 0;
+        for (double x : v) s += x;
+        return v.empty() ? 0.0 : s / v.size();
+    };
+    double ml = mean(all_ld), ms = mean(all_st), vl = 0, vs = 0, bl = 0, bs = 0;
+    for (uint64_t x = 0; x < warps; x++) {
+        vl += (all_ld[x] - ml) * (all_ld[x] - ml);
+        vs += (all_st[x] - ms) * (all_st[x] - ms);
+    }
+    for (int m = 0; m < 1024; m++) {
+        if (ld[m].empty()) continue;
+        double a1 = mean(ld[m]), a2 = mean(st[m]);
+        bl += ld[m].size() * (a1 - ml) * (a1 - ml);
+        bs += st[m].size() * (a2 - ms) * (a2 - ms);
+        std::sort(ld[m].begin(), ld[m].end());
+        std::sort(st[m].begin(), st[m].end());
+        fprintf(out, "%s,%d,%llu,%d,%d,%zu,%.1f,%.0f,%.1f,%.0f\n", name, elem, (unsigned long long)k, per_sm, m,
+                ld[m].size(), a1, at_frac(ld[m], 0.9), a2, at_frac(st[m], 0.9));
+    }
+    fflush(out);
+    std::sort(all_ld.begin(), all_ld.end());
+    std::sort(all_st.begin(), all_st.end());
+    printf("%s,%d,%llu,%d,%d,%.2f,%llu,%.1f,%.0f,%.0f,%.0f,%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f\n", name, elem,
+           (unsigned long long)k, smem, per_sm, us, (unsigned long long)warps, ml, at_frac(all_ld, 0.1),
+           at_frac(all_ld, 0.5), at_frac(all_ld, 0.9), at_frac(all_ld, 0.99), ms, at_frac(all_st, 0.1),
+           at_frac(all_st, 0.5), at_frac(all_st, 0.9), at_frac(all_st, 0.99), vl > 0 ? bl / vl : 0.0,
+           vs > 0 ? bs / vs : 0.0);
+    fflush(stdout);
+}
 struct Case {
     bool stride;
     int elem;
@@ -519,6 +621,38 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (argc > 1 && std::string(argv[1]) == "mid") {
+        // Call 6: the load and the store apart (`mid_case`); argv[2]: the
+        // folder for the per-SM CSV.
+        std::string dir = argc > 2 ? argv[2] : ".";
+        FILE* out = fopen((dir + "/mid_per_sm.csv").c_str(), "w");
+        if (!out) {
+            fprintf(stderr, "cannot write into %s\n", dir.c_str());
+            return 1;
+        }
+        fprintf(out, "kernel,elem,k,blocks_per_sm,sm,warps,load_mean,load_p90,store_wait_mean,store_wait_p90\n");
+        printf("kernel,elem,k,smem,blocks_per_sm,timed_us,warps,load_mean,load_p10,load_p50,load_p90,load_p99,"
+               "store_wait_mean,store_wait_p10,store_wait_p50,store_wait_p90,store_wait_p99,load_var_between_sms,"
+               "store_wait_var_between_sms\n");
+        uint64_t warps = (256ull << 20) / 4 / 32;
+        uint32_t* smb;
+        long long* cb;
+        CK(cudaMalloc(&smb, warps * 4));
+        CK(cudaMalloc(&cb, warps * 24));
+        float* f = (float*)buf;
+        double* d = (double*)buf;
+        for (int rep = 0; rep < 3; rep++) {
+            mid_case<float, false>("rw", 4, 32, 0, f, smb, cb, out);
+            mid_case<double, false>("rw", 8, 24, 0, d, smb, cb, out);
+        }
+        mid_case<float, true>("wo", 4, 32, 0, f, smb, cb, out);
+        mid_case<double, true>("wo", 8, 24, 0, d, smb, cb, out);
+        mid_case<float, false>("rw", 4, 32, 114688, f, smb, cb, out);
+        mid_case<float, false>("rw", 4, 16, 0, f, smb, cb, out);
+        mid_case<float, false>("rw", 4, 8, 0, f, smb, cb, out);
+        fclose(out);
+        return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "trace") {
         // Call 4: the stride kernel at 256 MiB, its loads traced (above);
