@@ -20,6 +20,8 @@
 //                              DIR (`trace_case` says what each holds)
 //         ./loadlat mid DIR    call 6: the stride kernel's load and store
 //                              timed apart (`mid_case`)
+//         ./loadlat stcost     call 7: a store's cost with its line in the
+//                              L2 and without (`st_case`)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -215,6 +217,45 @@ __global__ void traced_mid(T* a, uint64_t k, uint32_t* sm, long long* c) {
         c[3 * x + 1] = tm;
         c[3 * x + 2] = t1;
     }
+}
+// Call 7: what a store costs when its line is in the L2 and when it is
+// not. Each thread stores into its own line (stride 32 floats, the stride
+// kernel's store), 4 bytes of one sector (W = 1) or the whole sector (W =
+// 8 floats, two 16-byte stores); lane 0 times the store's issue. `touch`
+// loads the same sectors first (the lines then in the L2, clean); `sweep`
+// reads another buffer through the L2 (the lines gone).
+template <int W>
+__global__ void st_timed(float* a, uint32_t* sm, long long* c) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    float* p = a + t * 32;
+    long long t0 = clock64();
+    if (W == 1) {
+        p[0] = 1.0f;
+    } else {
+        float4 v = make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+        reinterpret_cast<float4*>(p)[0] = v;
+        reinterpret_cast<float4*>(p)[1] = v;
+    }
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        uint64_t x = t >> 5;
+        uint32_t id;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+        sm[x] = id;
+        c[2 * x] = t0;
+        c[2 * x + 1] = t1;
+    }
+}
+__global__ void touch(const float* a, float* sink) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    float v = a[t * 32];
+    if (v == -7.0f) sink[0] = v;
+}
+__global__ void sweep(const float4* b, uint64_t n, float* sink) {
+    float s = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        s += b[i].x;
+    if (s == -7.0f) sink[0] = s;
 }
 // One case of call 2: one CSV line.
 // The median time of `reps` launches (CUDA events), us.
@@ -513,6 +554,57 @@ static void mid_case(const char* name, int elem, uint64_t k, int smem, T* a, uin
            vs > 0 ? bs / vs : 0.0);
     fflush(stdout);
 }
+// One case of call 7: `reps` times, the L2 swept (512 MiB read), the lines
+// touched where `present`, then the store kernel timed alone (CUDA
+// events); prints the median time and the last launch's store waits (issue
+// of the store to issue of the next instruction, per warp, cycles) and
+// their share of variance between SMs.
+template <int W>
+static void st_case(uint64_t mb, bool present, float* a, const float4* sweep_buf, float* sink, uint32_t* smb,
+                    long long* cb, int reps) {
+    uint64_t lines = mb * (1ull << 20) / 128, blocks = lines / 256, warps = lines / 32;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < reps; r++) {
+        sweep<<<132 * 8, 256>>>(sweep_buf, (512ull << 20) / 16, sink);
+        if (present) touch<<<blocks, 256>>>(a, sink);
+        CK(cudaEventRecord(e0));
+        st_timed<W><<<blocks, 256>>>(a, smb, cb);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        ms.push_back(x);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(ms.begin(), ms.end());
+    std::vector<uint32_t> sm(warps);
+    std::vector<long long> c(2 * warps);
+    CK(cudaMemcpy(sm.data(), smb, warps * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), cb, warps * 16, cudaMemcpyDeviceToHost));
+    std::vector<double> w(warps), per(1024, 0), cnt(1024, 0);
+    double mean = 0;
+    for (uint64_t x = 0; x < warps; x++) {
+        w[x] = (double)(c[2 * x + 1] - c[2 * x]);
+        mean += w[x];
+        per[sm[x] & 1023] += w[x];
+        cnt[sm[x] & 1023] += 1;
+    }
+    mean /= warps;
+    double var = 0, between = 0;
+    for (double x : w) var += (x - mean) * (x - mean);
+    for (int m = 0; m < 1024; m++)
+        if (cnt[m] > 0) between += cnt[m] * (per[m] / cnt[m] - mean) * (per[m] / cnt[m] - mean);
+    std::sort(w.begin(), w.end());
+    printf("%s,%d,%llu,%llu,%.2f,%.2f,%.1f,%.0f,%.0f,%.0f,%.0f,%.3f\n", present ? "present" : "absent", W == 1 ? 4 : 32,
+           (unsigned long long)mb, (unsigned long long)lines, 1000.0 * ms[ms.size() / 2], 1000.0 * ms[0], mean,
+           at_frac(w, 0.1), at_frac(w, 0.5), at_frac(w, 0.9), at_frac(w, 0.99), var > 0 ? between / var : 0.0);
+    fflush(stdout);
+}
 struct Case {
     bool stride;
     int elem;
@@ -621,6 +713,28 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (argc > 1 && std::string(argv[1]) == "stcost") {
+        // Call 7: stores into lines the L2 holds (clean, just loaded) and
+        // into lines it does not (`st_case`), 4 bytes of a sector or all
+        // 32, 8 to 64 MiB of lines (one store a line).
+        printf("lines_before,bytes_per_sector,mb_of_lines,lines,us_median,us_min,store_wait_mean,store_wait_p10,"
+               "store_wait_p50,store_wait_p90,store_wait_p99,store_wait_var_between_sms\n");
+        uint64_t warps = (64ull << 20) / 128 / 32;
+        uint32_t* smb;
+        long long* cb;
+        float* sink;
+        CK(cudaMalloc(&smb, warps * 4));
+        CK(cudaMalloc(&cb, warps * 16));
+        CK(cudaMalloc(&sink, 64));
+        float* a = (float*)buf;
+        const float4* sw = (const float4*)((char*)buf + (4ull << 30));
+        for (uint64_t mb : {8, 16, 32, 64})
+            for (bool present : {false, true}) {
+                st_case<1>(mb, present, a, sw, sink, smb, cb, 7);
+                st_case<8>(mb, present, a, sw, sink, smb, cb, 7);
+            }
+        return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "mid") {
         // Call 6: the load and the store apart (`mid_case`); argv[2]: the
