@@ -18,8 +18,10 @@
 //                              each warp's load recorded with its SM and
 //                              both clocks, summarised into four CSVs in
 //                              DIR (`trace_case` says what each holds)
-//         ./loadlat mid DIR    call 6: the stride kernel's load and store
-//                              timed apart (`mid_case`)
+//         ./loadlat mid DIR [occ]
+//                              call 6: the stride kernel's load and store
+//                              timed apart (`mid_case`); with `occ`, call
+//                              8: then at 1 to 8 blocks an SM
 //         ./loadlat stcost     call 7: a store's cost with its line in the
 //                              L2 and without (`st_case`)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
@@ -765,6 +767,17 @@ int main(int argc, char** argv) {
         mid_case<float, false>("rw", 4, 32, 114688, f, smb, cb, out);
         mid_case<float, false>("rw", 4, 16, 0, f, smb, cb, out);
         mid_case<float, false>("rw", 4, 8, 0, f, smb, cb, out);
+        if (argc > 3 && std::string(argv[3]) == "occ") {
+            // Call 8: the store alone (wo) and the whole kernel (rw) at 1
+            // to 8 blocks an SM (dynamic shared memory the kernel does not
+            // use): from how many store lines an SM asks for does a store
+            // wait to issue?
+            for (int smem : {0, 30720, 36864, 44032, 55296, 73728, 114688, 200000}) {
+                mid_case<float, true>("wo", 4, 32, smem, f, smb, cb, out);
+                mid_case<double, true>("wo", 8, 24, smem, d, smb, cb, out);
+                mid_case<float, false>("rw", 4, 32, smem, f, smb, cb, out);
+            }
+        }
         fclose(out);
         return 0;
     }
