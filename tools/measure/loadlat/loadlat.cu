@@ -259,15 +259,16 @@ __global__ void sweep(const float4* b, uint64_t n, float* sink) {
         s += b[i].x;
     if (s == -7.0f) sink[0] = s;
 }
-// One case of call 2: one CSV line.
-// The median time of `reps` launches (CUDA events), us.
-template <typename L>
-static double median_us(L launch, int reps) {
+// The times of `reps` launches (CUDA events around `launch` alone, each
+// after its own `setup`), us, sorted.
+template <typename S, typename L>
+static std::vector<double> times_us(S setup, L launch, int reps) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
+    std::vector<double> us;
     for (int r = 0; r < reps; r++) {
+        setup();
         CK(cudaEventRecord(e0));
         launch();
         CK(cudaEventRecord(e1));
@@ -275,12 +276,17 @@ static double median_us(L launch, int reps) {
         CK(cudaGetLastError());
         float x;
         CK(cudaEventElapsedTime(&x, e0, e1));
-        ms.push_back(x);
+        us.push_back(1000.0 * x);
     }
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
-    std::sort(ms.begin(), ms.end());
-    return 1000.0 * ms[ms.size() / 2];
+    std::sort(us.begin(), us.end());
+    return us;
+}
+// The median time of `reps` launches (CUDA events), us.
+template <typename L>
+static double median_us(L launch, int reps) {
+    return times_us([] {}, launch, reps)[reps / 2];
 }
 
 // Prints the latencies of the last timed launch (`lat`, one per warp):
@@ -336,6 +342,23 @@ static void run_window(int elem, uint64_t nMB, uint64_t k, int smem, T* a, T* b,
                 [&](uint64_t blocks) { timed_w<T><<<blocks, 256, smem>>>(a, b, k, w, lat); }, lat, h);
 }
 
+// The share of the variance of `v` that lies between the groups
+// `group[i]` (0 to n - 1): 1 when the values within each group are alike,
+// 0 when every group's mean is the overall mean.
+static double between_share(const std::vector<double>& v, const std::vector<uint32_t>& group, size_t n) {
+    std::vector<double> sum(n, 0), cnt(n, 0);
+    double mean = 0, ss = 0, between = 0;
+    for (size_t i = 0; i < v.size(); i++) {
+        sum[group[i]] += v[i];
+        cnt[group[i]] += 1;
+        mean += v[i];
+    }
+    mean /= v.size();
+    for (double x : v) ss += (x - mean) * (x - mean);
+    for (size_t g = 0; g < n; g++)
+        if (cnt[g] > 0) between += cnt[g] * (sum[g] / cnt[g] - mean) * (sum[g] / cnt[g] - mean);
+    return ss > 0 ? between / ss : 0.0;
+}
 // Call 4's per-warp records of one launch, and what is made of them.
 struct Traces {
     uint32_t* sm;
@@ -395,8 +418,6 @@ static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T
     double mean = 0;
     for (double x : lat) mean += x;
     mean /= warps;
-    double var = 0;
-    for (double x : lat) var += (x - mean) * (x - mean);
     // The globaltimer's tick: the smallest step between distinct readings.
     std::vector<unsigned long long> gs(g);
     std::sort(gs.begin(), gs.end());
@@ -407,7 +428,6 @@ static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T
     std::vector<std::vector<uint64_t>> by_sm(1024);
     for (uint64_t x = 0; x < warps; x++) by_sm[sm[x] & 1023].push_back(x);
     std::vector<double> overtaken(warps, 0), ahead(warps, 0);
-    double between_sm = 0;
     for (int m = 0; m < 1024; m++) {
         auto& v = by_sm[m];
         if (v.empty()) continue;
@@ -443,7 +463,6 @@ static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T
         }
         std::sort(l.begin(), l.end());
         double mm = s / v.size();
-        between_sm += v.size() * (mm - mean) * (mm - mean);
         fprintf(out.per_sm, "%s,%d,%llu,%d,%d,%zu,%.1f,%.0f,%.0f\n", name, elem, (unsigned long long)k,
                 per_sm, m, v.size(), mm, at_frac(l, 0.5), at_frac(l, 0.99));
         if (m < 2 && out.raw)
@@ -453,19 +472,20 @@ static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T
     }
     // The kernel's time in 2 us bins, by issue.
     std::vector<std::vector<double>> bins;
+    std::vector<uint32_t> bin_of(warps), sm_of(warps);
     for (uint64_t x = 0; x < warps; x++) {
         size_t bi = (g[2 * x] - gmin) / 2000;
         if (bi >= bins.size()) bins.resize(bi + 1);
         bins[bi].push_back(lat[x]);
+        bin_of[x] = (uint32_t)bi;
+        sm_of[x] = sm[x] & 1023;
     }
-    double between_t = 0;
     for (size_t bi = 0; bi < bins.size(); bi++) {
         auto& l = bins[bi];
         if (l.empty()) continue;
         double s = 0;
         for (double x : l) s += x;
         double mm = s / l.size();
-        between_t += l.size() * (mm - mean) * (mm - mean);
         std::sort(l.begin(), l.end());
         fprintf(out.series, "%s,%d,%llu,%d,%zu,%zu,%.1f,%.0f,%.0f,%.0f\n", name, elem, (unsigned long long)k,
                 per_sm, bi * 2, l.size(), mm, at_frac(l, 0.5), at_frac(l, 0.9), l.back());
@@ -492,7 +512,7 @@ static void trace_case(const char* name, int elem, uint64_t k, int smem, T* a, T
             tick, ovm / warps, at_frac(ov, 0.5), at_frac(ov, 0.9), at_frac(ov, 0.99), zero,
             [&] { double s = 0; for (double x : ah) s += x; return s / warps; }(), at_frac(ah, 0.5));
     for (int f = 0; f < 5; f++) fprintf(out.summary, ",%.0f,%.1f", q[f] / (warps / 5), qa[f] / (warps / 5));
-    fprintf(out.summary, ",%.3f,%.3f\n", between_t / var, between_sm / var);
+    fprintf(out.summary, ",%.3f,%.3f\n", between_share(lat, bin_of, bins.size()), between_share(lat, sm_of, 1024));
     for (FILE* f : {out.summary, out.series, out.per_sm, out.raw})
         if (f) fflush(f);
 }
@@ -519,28 +539,25 @@ static void mid_case(const char* name, int elem, uint64_t k, int smem, T* a, uin
     CK(cudaMemcpy(c.data(), cb, warps * 24, cudaMemcpyDeviceToHost));
     std::vector<std::vector<double>> ld(1024), st(1024);
     std::vector<double> all_ld, all_st;
+    std::vector<uint32_t> sm_of(warps);
     for (uint64_t x = 0; x < warps; x++) {
         double l = (double)(c[3 * x + 1] - c[3 * x]), s = (double)(c[3 * x + 2] - c[3 * x + 1]);
-        ld[sm[x] & 1023].push_back(l);
-        st[sm[x] & 1023].push_back(s);
+        sm_of[x] = sm[x] & 1023;
+        ld[sm_of[x]].push_back(l);
+        st[sm_of[x]].push_back(s);
         all_ld.push_back(l);
         all_st.push_back(s);
     }
+    double bl = between_share(all_ld, sm_of, 1024), bs = between_share(all_st, sm_of, 1024);
     auto mean = [](const std::vector<double>& v) {
         double s = 0;
         for (double x : v) s += x;
         return v.empty() ? 0.0 : s / v.size();
     };
-    double ml = mean(all_ld), ms = mean(all_st), vl = 0, vs = 0, bl = 0, bs = 0;
-    for (uint64_t x = 0; x < warps; x++) {
-        vl += (all_ld[x] - ml) * (all_ld[x] - ml);
-        vs += (all_st[x] - ms) * (all_st[x] - ms);
-    }
+    double ml = mean(all_ld), ms = mean(all_st);
     for (int m = 0; m < 1024; m++) {
         if (ld[m].empty()) continue;
         double a1 = mean(ld[m]), a2 = mean(st[m]);
-        bl += ld[m].size() * (a1 - ml) * (a1 - ml);
-        bs += st[m].size() * (a2 - ms) * (a2 - ms);
         std::sort(ld[m].begin(), ld[m].end());
         std::sort(st[m].begin(), st[m].end());
         fprintf(out, "%s,%d,%llu,%d,%d,%zu,%.1f,%.0f,%.1f,%.0f\n", name, elem, (unsigned long long)k, per_sm, m,
@@ -552,8 +569,7 @@ static void mid_case(const char* name, int elem, uint64_t k, int smem, T* a, uin
     printf("%s,%d,%llu,%d,%d,%.2f,%llu,%.1f,%.0f,%.0f,%.0f,%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%.3f,%.3f\n", name, elem,
            (unsigned long long)k, smem, per_sm, us, (unsigned long long)warps, ml, at_frac(all_ld, 0.1),
            at_frac(all_ld, 0.5), at_frac(all_ld, 0.9), at_frac(all_ld, 0.99), ms, at_frac(all_st, 0.1),
-           at_frac(all_st, 0.5), at_frac(all_st, 0.9), at_frac(all_st, 0.99), vl > 0 ? bl / vl : 0.0,
-           vs > 0 ? bs / vs : 0.0);
+           at_frac(all_st, 0.5), at_frac(all_st, 0.9), at_frac(all_st, 0.99), bl, bs);
     fflush(stdout);
 }
 // One case of call 7: `reps` times, the L2 swept (512 MiB read), the lines
@@ -565,46 +581,30 @@ template <int W>
 static void st_case(uint64_t mb, bool present, float* a, const float4* sweep_buf, float* sink, uint32_t* smb,
                     long long* cb, int reps) {
     uint64_t lines = mb * (1ull << 20) / 128, blocks = lines / 256, warps = lines / 32;
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int r = 0; r < reps; r++) {
-        sweep<<<132 * 8, 256>>>(sweep_buf, (512ull << 20) / 16, sink);
-        if (present) touch<<<blocks, 256>>>(a, sink);
-        CK(cudaEventRecord(e0));
-        st_timed<W><<<blocks, 256>>>(a, smb, cb);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaGetLastError());
-        float x;
-        CK(cudaEventElapsedTime(&x, e0, e1));
-        ms.push_back(x);
-    }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    std::sort(ms.begin(), ms.end());
+    std::vector<double> us = times_us(
+        [&] {
+            sweep<<<132 * 8, 256>>>(sweep_buf, (512ull << 20) / 16, sink);
+            if (present) touch<<<blocks, 256>>>(a, sink);
+        },
+        [&] { st_timed<W><<<blocks, 256>>>(a, smb, cb); }, reps);
     std::vector<uint32_t> sm(warps);
     std::vector<long long> c(2 * warps);
     CK(cudaMemcpy(sm.data(), smb, warps * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(c.data(), cb, warps * 16, cudaMemcpyDeviceToHost));
-    std::vector<double> w(warps), per(1024, 0), cnt(1024, 0);
+    std::vector<double> w(warps);
+    std::vector<uint32_t> sm_of(warps);
     double mean = 0;
     for (uint64_t x = 0; x < warps; x++) {
         w[x] = (double)(c[2 * x + 1] - c[2 * x]);
         mean += w[x];
-        per[sm[x] & 1023] += w[x];
-        cnt[sm[x] & 1023] += 1;
+        sm_of[x] = sm[x] & 1023;
     }
     mean /= warps;
-    double var = 0, between = 0;
-    for (double x : w) var += (x - mean) * (x - mean);
-    for (int m = 0; m < 1024; m++)
-        if (cnt[m] > 0) between += cnt[m] * (per[m] / cnt[m] - mean) * (per[m] / cnt[m] - mean);
+    double between = between_share(w, sm_of, 1024);
     std::sort(w.begin(), w.end());
     printf("%s,%d,%llu,%llu,%.2f,%.2f,%.1f,%.0f,%.0f,%.0f,%.0f,%.3f\n", present ? "present" : "absent", W == 1 ? 4 : 32,
-           (unsigned long long)mb, (unsigned long long)lines, 1000.0 * ms[ms.size() / 2], 1000.0 * ms[0], mean,
-           at_frac(w, 0.1), at_frac(w, 0.5), at_frac(w, 0.9), at_frac(w, 0.99), var > 0 ? between / var : 0.0);
+           (unsigned long long)mb, (unsigned long long)lines, us[us.size() / 2], us[0], mean, at_frac(w, 0.1),
+           at_frac(w, 0.5), at_frac(w, 0.9), at_frac(w, 0.99), between);
     fflush(stdout);
 }
 struct Case {
