@@ -24,6 +24,9 @@
 //                              8: then at 1 to 8 blocks an SM
 //         ./loadlat stcost     call 7: a store's cost with its line in the
 //                              L2 and without (`st_case`)
+//         ./loadlat role       call 9: half the SMs storing into the lines
+//                              they load, half into a second buffer
+//                              (`role_case`)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -258,6 +261,32 @@ __global__ void sweep(const float4* b, uint64_t n, float* sink) {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
         s += b[i].x;
     if (s == -7.0f) sink[0] = s;
+}
+// Call 9: the SMs split by role within one kernel. Every thread loads
+// a[i] (i = t * k) and stores the value plus one either back into a[i]
+// (rw: the line just loaded) or into b[i] (cp: a line the L2 does not
+// hold), as its SM's number says (`flip` swaps the halves); the three
+// clock reads of `traced_mid`.
+template <typename T>
+__global__ void traced_role(T* a, T* b, uint64_t k, uint32_t flip, uint32_t* sm, long long* c) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = t * k;
+    uint32_t id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    T* dst = ((id ^ flip) & 1) ? a : b;
+    long long t0 = clock64();
+    T v = a[i];
+    T u = add_one(v);
+    long long tm = clock64();
+    dst[i] = u;
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        uint64_t x = t >> 5;
+        sm[x] = id;
+        c[3 * x] = t0;
+        c[3 * x + 1] = tm;
+        c[3 * x + 2] = t1;
+    }
 }
 // The times of `reps` launches (CUDA events around `launch` alone, each
 // after its own `setup`), us, sorted.
@@ -607,6 +636,48 @@ static void st_case(uint64_t mb, bool present, float* a, const float4* sweep_buf
            at_frac(w, 0.5), at_frac(w, 0.9), at_frac(w, 0.99), between);
     fflush(stdout);
 }
+// One case of call 9: two warm-up launches, the median of three, and per
+// role (rw: SMs storing into the lines they loaded; cp: SMs storing into
+// lines the L2 does not hold) over the last launch: SMs, warps per SM,
+// the load's mean and p90, the store's wait to issue, mean and p90.
+template <typename T>
+static void role_case(int elem, uint64_t k, int smem, uint32_t flip, T* a, T* b, uint32_t* smb, long long* cb) {
+    uint64_t n = 256 * (1ull << 20) / elem;
+    uint64_t blocks = n / 256, warps = n / 32;
+    auto kernel = traced_role<T>;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+    auto go = [&] { kernel<<<blocks, 256, smem>>>(a, b, k, flip, smb, cb); };
+    median_us(go, 2);
+    double us = median_us(go, 3);
+    std::vector<uint32_t> sm(warps);
+    std::vector<long long> c(3 * warps);
+    CK(cudaMemcpy(sm.data(), smb, warps * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), cb, warps * 24, cudaMemcpyDeviceToHost));
+    for (uint32_t role : {1u, 0u}) {
+        std::vector<double> ld, st;
+        std::vector<int> sms(1024, 0);
+        for (uint64_t x = 0; x < warps; x++) {
+            if (((sm[x] ^ flip) & 1) != role) continue;
+            ld.push_back((double)(c[3 * x + 1] - c[3 * x]));
+            st.push_back((double)(c[3 * x + 2] - c[3 * x + 1]));
+            sms[sm[x] & 1023] = 1;
+        }
+        int nsm = 0;
+        for (int m : sms) nsm += m;
+        double ml = 0, ms = 0;
+        for (double x : ld) ml += x;
+        for (double x : st) ms += x;
+        ml /= ld.size();
+        ms /= st.size();
+        std::sort(ld.begin(), ld.end());
+        std::sort(st.begin(), st.end());
+        printf("%s,%d,%llu,%d,%d,%u,%.2f,%d,%.0f,%.1f,%.0f,%.1f,%.0f\n", role ? "rw" : "cp", elem, (unsigned long long)k,
+               smem, per_sm, flip, us, nsm, (double)ld.size() / nsm, ml, at_frac(ld, 0.9), ms, at_frac(st, 0.9));
+    }
+    fflush(stdout);
+}
 struct Case {
     bool stride;
     int elem;
@@ -715,6 +786,25 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 64; i++) bad += last[i] != (i < 32 ? 2.0f : 1.0f);
         fprintf(stderr, "check: %d wrong of 128\n", bad);
         if (bad) return 1;
+    }
+    if (argc > 1 && std::string(argv[1]) == "role") {
+        // Call 9: half the SMs store into the lines they load, half into
+        // a second buffer (`role_case`).
+        printf("role,elem,k,smem,blocks_per_sm,flip,timed_us,sms,warps_per_sm,load_mean,load_p90,store_wait_mean,"
+               "store_wait_p90\n");
+        uint64_t warps = (256ull << 20) / 4 / 32;
+        uint32_t* smb;
+        long long* cb;
+        void* second;
+        CK(cudaMalloc(&smb, warps * 4));
+        CK(cudaMalloc(&cb, warps * 24));
+        CK(cudaMalloc(&second, bytes));
+        for (int smem : {0, 36864, 114688})
+            for (uint32_t flip : {0u, 1u}) {
+                role_case<float>(4, 32, smem, flip, (float*)buf, (float*)second, smb, cb);
+                role_case<double>(8, 24, smem, flip, (double*)buf, (double*)second, smb, cb);
+            }
+        return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "stcost") {
         // Call 7: stores into lines the L2 holds (clean, just loaded) and
