@@ -247,6 +247,9 @@ fn encode(r: &PointResult) -> String {
             json!([l.pc, l.path, l.loads, l.latency_cycles.to_bits(), p[0], p[1], p[2], p[3]])
         }).collect::<Vec<_>>(),
         "wave_ends_ps": r.wave_ends_ps,
+        "per_sm": r.per_sm.iter().map(|p| {
+            json!([p.blocks, p.load_latency_cycles.to_bits()])
+        }).collect::<Vec<_>>(),
     })
     .to_string()
 }
@@ -346,6 +349,21 @@ fn decode(v: &Value) -> Option<PointResult> {
                 .map(Value::as_u64)
                 .collect::<Option<Vec<_>>>()?,
         },
+        // Likewise for a journal written before the SMs' shares were kept.
+        per_sm: match v.get("per_sm") {
+            None => Vec::new(),
+            Some(w) => w
+                .as_array()?
+                .iter()
+                .map(|p| {
+                    let p = p.as_array()?;
+                    Some(engine::SmShare {
+                        blocks: p.first()?.as_u64()?,
+                        load_latency_cycles: f64::from_bits(p.get(1)?.as_u64()?),
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?,
+        },
     })
 }
 
@@ -387,6 +405,13 @@ mod tests {
                 latency_percentiles_cycles: [4.0, 12.0 + i as f64, 100.0, 1004.0],
             }],
             wave_ends_ps: vec![1_000_000 + i, 2_000_003 + i],
+            per_sm: vec![
+                engine::SmShare {
+                    blocks: 3 + i,
+                    load_latency_cycles: 812.625,
+                },
+                engine::SmShare::default(),
+            ],
         }
     }
 

@@ -62,7 +62,9 @@ OUTPUT:
   which load of a kernel waits, and how unevenly. And wave_ends_ns: when each whole wave of
   blocks (SMs x blocks per SM) of the blocks timed had retired, ns from the launch (the
   time the k x wave-th block to retire did): the kernel's course, its ramp, steady pace
-  and any change of pace.
+  and any change of pace. And per_sm: for each SM by number, the blocks timed that ran
+  there and their loads' mean latency (load_latency_cycles): how evenly the SMs shared
+  the work (the H200 at seed 002's large strides does not: tools/measure/loadlat).
 
 TIMING:
   Times come from a timed model: block dispatch, warp issue, the LSU, L1 with MSHRs, the

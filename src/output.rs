@@ -186,6 +186,19 @@ fn json_rows(
                 .map(|&t| (t as f64 / 1000.0).into())
                 .collect();
             m.insert("wave_ends_ns".into(), waves.into());
+            // How evenly the SMs shared the work: per SM (by number), the
+            // blocks timed that ran there and their loads' mean latency.
+            let per_sm: Vec<serde_json::Value> = r
+                .per_sm
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "blocks": p.blocks,
+                        "load_latency_cycles": (p.load_latency_cycles * 1000.0).round() / 1000.0,
+                    })
+                })
+                .collect();
+            m.insert("per_sm".into(), per_sm.into());
             serde_json::Value::Object(m)
         })
         .collect()

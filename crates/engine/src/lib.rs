@@ -17,7 +17,7 @@ pub mod workload;
 pub use diag::Diag;
 pub use sample::Sampling;
 pub use sim::{
-    Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation, LATENCY_BIN_CYCLES,
+    Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation, SmShare, LATENCY_BIN_CYCLES,
 };
 pub use spec::{DeviceSpec, RegisterAllocation, RegisterGranularity, ReplyOrder};
 pub use workload::{Point, Workload};
@@ -94,6 +94,9 @@ pub struct PointResult {
     /// When each whole wave of the blocks timed had retired, ps
     /// ([`sim::Outcome::wave_ends_ps`](crate::sim::Outcome::wave_ends_ps)).
     pub wave_ends_ps: Vec<u64>,
+    /// Per SM, the blocks timed that ran there and their loads' mean
+    /// latency ([`sim::Outcome::per_sm`](crate::sim::Outcome::per_sm)).
+    pub per_sm: Vec<SmShare>,
 }
 
 /// How points are run.
@@ -450,6 +453,7 @@ pub fn run_point_with(
         sample: out.sample,
         load_sites: out.load_sites,
         wave_ends_ps: out.wave_ends_ps,
+        per_sm: out.per_sm,
     })
 }
 

@@ -215,6 +215,15 @@ fn percentiles(hist: &[u32]) -> [f64; 4] {
     out
 }
 
+/// One SM's share of a run ([`Outcome::per_sm`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SmShare {
+    /// Blocks timed that ran on the SM.
+    pub blocks: u64,
+    /// Mean cycles from issue to data of its global loads (0: none).
+    pub load_latency_cycles: f64,
+}
+
 /// What a run gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -233,6 +242,11 @@ pub struct Outcome {
     /// any change of pace (what the sampler looks for, and what
     /// `tools/measure/waves` measures on the H200).
     pub wave_ends_ps: Vec<u64>,
+    /// Per SM, in the order of their numbers, the blocks timed that ran
+    /// there and the mean cycles from issue to data of their global loads
+    /// (0 where it ran none): how evenly the SMs shared the work
+    /// (`tools/measure/loadlat` call 4 measures the H200's).
+    pub per_sm: Vec<SmShare>,
     /// The longest any block timed stayed resident, ps from its launch on
     /// its SM to its last warp's retirement (with the oldest warp first
     /// among those that can go at once, no block waits while wave after
@@ -315,6 +329,9 @@ pub struct Simulation<'a> {
     /// Blocks per wave (`SMs x blocks per SM`), and when each wave ended.
     wave_blocks: u64,
     wave_ends: Vec<u64>,
+    /// Per SM: blocks retired, and the latency sum (ps) and count of its
+    /// global loads.
+    sm_shares: Vec<(u64, u64, u64)>,
     /// [`Outcome::longest_block_ps`] so far.
     longest_block: u64,
     sampler: Option<Sampler>,
@@ -746,6 +763,7 @@ impl<'a> Simulation<'a> {
             retired_blocks: 0,
             wave_blocks: 0,
             wave_ends: Vec::new(),
+            sm_shares: vec![(0, 0, 0); dev.sm.count as usize],
             longest_block: 0,
             sampler: None,
             steady: None,
@@ -1081,6 +1099,7 @@ impl<'a> Simulation<'a> {
         b.warps_left -= 1;
         if b.warps_left == 0 {
             let sm = b.sm;
+            self.sm_shares[sm as usize].0 += 1;
             self.longest_block = self.longest_block.max(t - b.start);
             self.free_blocks.push(bid);
             self.sms[sm as usize].resident -= 1;
@@ -1447,6 +1466,9 @@ impl<'a> Simulation<'a> {
             let site = &mut self.load_sites[a.pc as usize];
             site.0 += (done - issue) as f64;
             site.1 += 1;
+            let share = &mut self.sm_shares[sm_i];
+            share.1 += done - issue;
+            share.2 += 1;
             let hist = &mut self.load_hist[a.pc as usize];
             if hist.is_empty() {
                 hist.resize(LATENCY_BINS, 0);
@@ -1790,6 +1812,18 @@ impl<'a> Simulation<'a> {
                 })
                 .collect(),
             wave_ends_ps: self.wave_ends,
+            per_sm: self
+                .sm_shares
+                .iter()
+                .map(|&(blocks, sum, n)| SmShare {
+                    blocks,
+                    load_latency_cycles: if n > 0 {
+                        sum as f64 / n as f64 / cycle
+                    } else {
+                        0.0
+                    },
+                })
+                .collect(),
             longest_block_ps: self.longest_block,
         })
     }
@@ -2006,6 +2040,34 @@ mod tests {
         Simulation::new(dev, &inst.program, 8)
             .run_outcome()
             .unwrap()
+    }
+
+    #[test]
+    fn each_sms_share_counts_its_blocks_and_its_loads_latency() {
+        // 4 MiB read at seed 002's float stride 32 on the H200: 4,096
+        // blocks over 132 SMs, every one of them timed.
+        let o = one_statement(
+            &h200(),
+            "138412032",
+            "4096",
+            r#"Load(buf: "a", index: "(blockIdx.x * 256 + threadIdx.x) * 32", width: "4", dst: "v")"#,
+        );
+        assert_eq!(o.per_sm.len(), 132);
+        assert_eq!(o.per_sm.iter().map(|p| p.blocks).sum::<u64>(), 4096);
+        // Every SM ran loads; the loads' mean over the SMs, weighted by
+        // their blocks (8 warps and one load each), is the kernel's.
+        assert!(o.per_sm.iter().all(|p| p.load_latency_cycles > 0.0));
+        let weighted = o
+            .per_sm
+            .iter()
+            .map(|p| p.blocks as f64 * p.load_latency_cycles)
+            .sum::<f64>()
+            / 4096.0;
+        let whole = o.bottlenecks.load_latency_cycles;
+        assert!(
+            (weighted - whole).abs() < 1e-6 * whole,
+            "{weighted} {whole}"
+        );
     }
 
     #[test]
