@@ -297,6 +297,8 @@ pub struct Simulation<'a> {
     heap: Events,
     scratch: Scratch,
     lines: Vec<LineRequest>,
+    /// The coalescer's results by lane pattern.
+    memo: lsu::Memo,
     /// The bytes a store instruction writes, per line.
     written: Vec<(u64, [u32; 4])>,
     cycle: f64,
@@ -478,21 +480,41 @@ pub(crate) fn coalesce(
     a: &WarpAccess,
     lines: &mut Vec<LineRequest>,
 ) -> (bool, Rule) {
+    let (is_load, rule) = rule_of(dev, a);
+    rule.coalesce(&access(a), lines);
+    (is_load, rule)
+}
+
+/// [`coalesce`], through `memo`: a lane pattern seen before takes its
+/// requests from the table (the same requests, [`lsu::Memo`]).
+fn coalesce_memo(
+    dev: &DeviceSpec,
+    a: &WarpAccess,
+    lines: &mut Vec<LineRequest>,
+    memo: &mut lsu::Memo,
+) -> (bool, Rule) {
+    let (is_load, rule) = rule_of(dev, a);
+    memo.coalesce(rule, &access(a), lines);
+    (is_load, rule)
+}
+
+/// Whether `a` is a load, and the device's rule for its kind.
+fn rule_of(dev: &DeviceSpec, a: &WarpAccess) -> (bool, Rule) {
     let is_load = a.kind == MemKind::Load;
     let rule = if is_load {
         dev.load_rule
     } else {
         dev.store_rule
     };
-    rule.coalesce(
-        &lsu::Access {
-            width: a.width,
-            mask: a.mask,
-            addrs: &a.addrs,
-        },
-        lines,
-    );
     (is_load, rule)
+}
+
+fn access(a: &WarpAccess) -> lsu::Access<'_> {
+    lsu::Access {
+        width: a.width,
+        mask: a.mask,
+        addrs: &a.addrs,
+    }
 }
 
 /// Counts one shared-memory instruction's wavefronts.
@@ -745,6 +767,7 @@ impl<'a> Simulation<'a> {
             heap: Events::default(),
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
+            memo: lsu::Memo::new(),
             written: Vec::with_capacity(32),
             cycle,
             shared_ps: ps(dev.shared.latency_cycles as f64, cycle),
@@ -1409,7 +1432,7 @@ impl<'a> Simulation<'a> {
             return self.shared(id, sm_i, a, t);
         }
         let mut lines = std::mem::take(&mut self.lines);
-        let (is_load, rule) = coalesce(self.dev, a, &mut lines);
+        let (is_load, rule) = coalesce_memo(self.dev, a, &mut lines, &mut self.memo);
         count_instruction(&mut self.counters, is_load, &lines);
         let issue = self.sms[sm_i].issue_mem(t);
         let l1_caches = is_load

@@ -4,7 +4,9 @@
 use serde::Deserialize;
 
 pub mod banks;
+mod memo;
 pub use banks::{Banks, Wavefronts};
+pub use memo::Memo;
 
 /// Bytes in a cache line, the unit of tag lookup on every cached architecture.
 pub const LINE_BYTES: u64 = 128;

@@ -220,3 +220,60 @@ proptest! {
         prop_assert_eq!(req, (mask != 0) as u32);
     }
 }
+
+#[test]
+fn memo_serves_a_strided_streams_warps_from_one_pattern() {
+    let mut memo = Memo::new();
+    for rule in [
+        Rule::HalfWarpSegments,
+        Rule::Sectors,
+        Rule::Lines { bytes: 128 },
+    ] {
+        let before = memo.hits;
+        for warp in 0..8u64 {
+            // Float stride 32: each warp's 32 lanes span 4 KiB.
+            let a = lanes(|l| 0x10_0000 + warp * 4096 + l * 128);
+            let mut got = Vec::new();
+            memo.coalesce(
+                rule,
+                &Access {
+                    width: 4,
+                    mask: u32::MAX,
+                    addrs: &a,
+                },
+                &mut got,
+            );
+            assert_eq!(got, run(rule, 4, u32::MAX, &a).2);
+        }
+        assert_eq!(
+            memo.hits - before,
+            7,
+            "{rule:?}: all warps but the first from the table"
+        );
+    }
+}
+
+proptest! {
+    /// The memo gives the rule's requests, in the rule's order, for a
+    /// pattern seen before at another base (whole spans away, or not) and
+    /// for one it has not seen, with one table across all of them.
+    #[test]
+    fn memo_equals_the_rule(
+        (w, mask, addrs) in access(),
+        rule in rules(),
+        shifts in prop::collection::vec((0u64..64, any::<bool>()), 1..12),
+    ) {
+        let mut memo = Memo::new();
+        for (k, whole) in shifts {
+            // Whole spans keep the pattern; 16-byte steps (a multiple of
+            // every word size) may not.
+            let d = if whole { k * rule.span() } else { k * 16 };
+            let a = lanes(|l| addrs[l as usize] + d);
+            let (want_parts, _, want) = run(rule, w, mask, &a);
+            let mut got = vec![LineRequest { line: 1, sectors: 1, size: 32, request: 9 }];
+            let parts = memo.coalesce(rule, &Access { width: w, mask, addrs: &a }, &mut got);
+            prop_assert_eq!(parts, want_parts);
+            prop_assert_eq!(got, want);
+        }
+    }
+}
