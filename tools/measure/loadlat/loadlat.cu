@@ -27,6 +27,8 @@
 //         ./loadlat role       call 9: half the SMs storing into the lines
 //                              they load, half into a second buffer
 //                              (`role_case`)
+//         ./loadlat hit DIR    call 10: each warp's L2 hit beside the
+//                              load and the store (`hit_case`)
 //         ./loadlat life       per case (and the offsets at 4 MiB), after
 //                              one plain launch: the mean cycles from a
 //                              warp's entry to its load and to its store's
@@ -221,6 +223,39 @@ __global__ void traced_mid(T* a, uint64_t k, uint32_t* sm, long long* c) {
         c[3 * x] = t0;
         c[3 * x + 1] = tm;
         c[3 * x + 2] = t1;
+    }
+}
+// Call 10: a warp's L2 hit beside the stride kernel's load and store.
+// Each warp first reads one line of a small buffer that every warp reads
+// (`PROBE_LINES` lines, far fewer than the L2 holds, past the L1 with
+// ld.global.cg: an L2 hit), timed as `traced_mid` times the load; then
+// the kernel's load and store as there. Where a slow SM's hit is slow too,
+// its requests wait on their way to the L2 or back (its own path, or its
+// partition's); where its hit is as quick as a fast SM's, they wait
+// beyond the slices that answer hits.
+static const uint64_t PROBE_LINES = 2048;
+template <typename T>
+__global__ void traced_hit(T* a, uint64_t k, const float* probe, uint32_t* sm, long long* c) {
+    uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint64_t i = t * k;
+    uint64_t x = t >> 5;
+    long long t0 = clock64();
+    float p = __ldcg(probe + (x % PROBE_LINES) * 32 + (threadIdx.x & 31));
+    float q = add_one(p);
+    long long tp = clock64();
+    T v = a[i];
+    T u = add_one(v);
+    long long tm = clock64();
+    a[i] = u + (T)(q * 0.0f);
+    long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        uint32_t id;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+        sm[x] = id;
+        c[4 * x] = t0;
+        c[4 * x + 1] = tp;
+        c[4 * x + 2] = tm;
+        c[4 * x + 3] = t1;
     }
 }
 // Call 7: what a store costs when its line is in the L2 and when it is
@@ -636,6 +671,65 @@ static void st_case(uint64_t mb, bool present, float* a, const float4* sweep_buf
            at_frac(w, 0.5), at_frac(w, 0.9), at_frac(w, 0.99), between);
     fflush(stdout);
 }
+// One case of call 10: two warm-up launches, the median of three, and
+// over the last launch, per SM (hit_per_sm.csv) and over all warps
+// (stdout): the hit's, the load's and the store's wait to issue, mean
+// and p90, and each one's share of variance between SMs.
+template <typename T>
+static void hit_case(int elem, uint64_t k, int smem, T* a, const float* probe, uint32_t* smb, long long* cb,
+                     FILE* out) {
+    uint64_t n = 256 * (1ull << 20) / elem;
+    uint64_t blocks = n / 256, warps = n / 32;
+    auto kernel = traced_hit<T>;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, smem));
+    auto go = [&] { kernel<<<blocks, 256, smem>>>(a, k, probe, smb, cb); };
+    median_us(go, 2);
+    double us = median_us(go, 3);
+    std::vector<uint32_t> sm(warps);
+    std::vector<long long> c(4 * warps);
+    CK(cudaMemcpy(sm.data(), smb, warps * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), cb, warps * 32, cudaMemcpyDeviceToHost));
+    std::vector<std::vector<double>> part[3];
+    std::vector<double> all[3];
+    for (auto& p : part) p.resize(1024);
+    std::vector<uint32_t> sm_of(warps);
+    for (uint64_t x = 0; x < warps; x++) {
+        sm_of[x] = sm[x] & 1023;
+        for (int j = 0; j < 3; j++) {
+            double d = (double)(c[4 * x + j + 1] - c[4 * x + j]);
+            part[j][sm_of[x]].push_back(d);
+            all[j].push_back(d);
+        }
+    }
+    double between[3];
+    for (int j = 0; j < 3; j++) between[j] = between_share(all[j], sm_of, 1024);
+    auto mean = [](const std::vector<double>& v) {
+        double s = 0;
+        for (double x : v) s += x;
+        return v.empty() ? 0.0 : s / v.size();
+    };
+    for (int m = 0; m < 1024; m++) {
+        if (part[0][m].empty()) continue;
+        fprintf(out, "%d,%llu,%d,%d,%zu", elem, (unsigned long long)k, per_sm, m, part[0][m].size());
+        for (int j = 0; j < 3; j++) {
+            double a1 = mean(part[j][m]);
+            std::sort(part[j][m].begin(), part[j][m].end());
+            fprintf(out, ",%.1f,%.0f", a1, at_frac(part[j][m], 0.9));
+        }
+        fprintf(out, "\n");
+    }
+    fflush(out);
+    printf("%d,%llu,%d,%d,%.2f,%llu", elem, (unsigned long long)k, smem, per_sm, us, (unsigned long long)warps);
+    for (int j = 0; j < 3; j++) {
+        double a1 = mean(all[j]);
+        std::sort(all[j].begin(), all[j].end());
+        printf(",%.1f,%.0f,%.0f,%.3f", a1, at_frac(all[j], 0.5), at_frac(all[j], 0.9), between[j]);
+    }
+    printf("\n");
+    fflush(stdout);
+}
 // One case of call 9: two warm-up launches, the median of three, and per
 // role (rw: SMs storing into the lines they loaded; cp: SMs storing into
 // lines the L2 does not hold) over the last launch: SMs, warps per SM,
@@ -826,6 +920,38 @@ int main(int argc, char** argv) {
                 st_case<1>(mb, present, a, sw, sink, smb, cb, 7);
                 st_case<8>(mb, present, a, sw, sink, smb, cb, 7);
             }
+        return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "hit") {
+        // Call 10: an L2 hit beside the load and the store (`hit_case`);
+        // argv[2]: the folder for the per-SM CSV.
+        std::string dir = argc > 2 ? argv[2] : ".";
+        FILE* out = fopen((dir + "/hit_per_sm.csv").c_str(), "w");
+        if (!out) {
+            fprintf(stderr, "cannot write into %s\n", dir.c_str());
+            return 1;
+        }
+        fprintf(out, "elem,k,blocks_per_sm,sm,warps,hit_mean,hit_p90,load_mean,load_p90,store_wait_mean,"
+                     "store_wait_p90\n");
+        printf("elem,k,smem,blocks_per_sm,timed_us,warps,hit_mean,hit_p50,hit_p90,hit_var_between_sms,load_mean,"
+               "load_p50,load_p90,load_var_between_sms,store_wait_mean,store_wait_p50,store_wait_p90,"
+               "store_wait_var_between_sms\n");
+        uint64_t warps = (256ull << 20) / 4 / 32;
+        uint32_t* smb;
+        long long* cb;
+        float* probe;
+        CK(cudaMalloc(&smb, warps * 4));
+        CK(cudaMalloc(&cb, warps * 32));
+        CK(cudaMalloc(&probe, PROBE_LINES * 128));
+        CK(cudaMemset(probe, 0, PROBE_LINES * 128));
+        float* f = (float*)buf;
+        double* d = (double*)buf;
+        for (int rep = 0; rep < 3; rep++) {
+            hit_case<float>(4, 32, 0, f, probe, smb, cb, out);
+            hit_case<double>(8, 24, 0, d, probe, smb, cb, out);
+        }
+        hit_case<float>(4, 32, 114688, f, probe, smb, cb, out);
+        hit_case<float>(4, 1, 0, f, probe, smb, cb, out);
         return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "mid") {
