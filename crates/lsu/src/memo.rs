@@ -20,6 +20,14 @@ use crate::{Access, LineRequest, Rule};
 /// Slots in the table (a power of two).
 const SLOTS: usize = 64;
 
+/// Lookups a trial of the table takes: where fewer than one in
+/// [`POOR`] of them is found (a scatter, whose patterns do not repeat),
+/// the next [`REST`] instructions go to the rule directly, then the table
+/// is tried again. Only the host's work depends on it.
+const TRIAL: u32 = 4096;
+const POOR: u32 = 8;
+const REST: u32 = 1 << 16;
+
 #[derive(Debug, Clone)]
 struct Entry {
     rule: Rule,
@@ -39,6 +47,11 @@ pub struct Memo {
     slots: Vec<Option<Entry>>,
     /// Instructions served from the table.
     pub(crate) hits: u64,
+    /// Lookups and finds in the current trial.
+    tried: u32,
+    found: u32,
+    /// Instructions left to send to the rule directly.
+    resting: u32,
 }
 
 impl Rule {
@@ -67,6 +80,18 @@ impl Memo {
         if acc.mask == 0 {
             return rule.coalesce(acc, out);
         }
+        if self.resting > 0 {
+            self.resting -= 1;
+            return rule.coalesce(acc, out);
+        }
+        self.tried += 1;
+        if self.tried == TRIAL {
+            if self.found < TRIAL / POOR {
+                self.resting = REST;
+            }
+            self.tried = 0;
+            self.found = 0;
+        }
         let span = rule.span();
         let base = acc.addrs[acc.mask.trailing_zeros() as usize] & !(span - 1);
         let mut rel = [0u64; 32];
@@ -89,6 +114,7 @@ impl Memo {
                     ..*r
                 }));
                 self.hits += 1;
+                self.found += 1;
                 return e.parts;
             }
         }
