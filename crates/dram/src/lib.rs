@@ -434,6 +434,62 @@ fn queue_start(ops: &[Op], t: u64) -> (usize, usize) {
     (i, ahead)
 }
 
+/// Whether a bank's next refresh, not yet booked, goes before a request
+/// arriving at `t`: what decides it, found once for the bank as it stands
+/// (it changes only when a refresh is booked). Only a request booked
+/// last can meet the refresh; it goes first if the bank was idle with the
+/// refresh due before the request came, or if serving the request first
+/// would put the refresh off past the `postpone` intervals it may wait
+/// for the bank to fall idle.
+#[derive(Debug, Clone, Copy)]
+struct RefreshDue {
+    /// The bank refreshes.
+    on: bool,
+    /// The bank was idle with the refresh due by `t`.
+    idle_due: bool,
+    /// The latest a booking may keep the bank's row open to (its
+    /// precharge done) without putting the refresh off too long.
+    deadline: u64,
+}
+
+impl RefreshDue {
+    /// No refresh.
+    const NONE: RefreshDue = RefreshDue {
+        on: false,
+        idle_due: false,
+        deadline: 0,
+    };
+
+    /// For `bank` as it stands, a request arriving at `t`.
+    #[inline]
+    fn of(bank: &Bank, t: u64, k: &BankTiming) -> RefreshDue {
+        RefreshDue {
+            on: true,
+            idle_due: t >= bank.refresh_start(k),
+            deadline: bank.next_refresh + k.postpone * k.refi,
+        }
+    }
+
+    /// Whether the refresh goes before the request placed at `i` in
+    /// `bank` (unchanged since `self` was found for it), ending at `end`
+    /// with its row activated at `act`.
+    #[inline]
+    fn first(
+        &self,
+        bank: &Bank,
+        i: usize,
+        end: u64,
+        act: u64,
+        write: bool,
+        k: &BankTiming,
+    ) -> bool {
+        self.on
+            && i == bank.ops.len()
+            && (self.idle_due
+                || (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp > self.deadline)
+    }
+}
+
 impl Bank {
     /// Books a column access (a write if `write`, one that closes its row
     /// after it if `close`) to `row` ready at `t`; the
@@ -454,9 +510,14 @@ impl Bank {
         acts: &mut Calendar,
         bus_cas: impl Fn(u64) -> u64,
     ) -> (u64, bool) {
-        if k.refi > 0 {
+        // What decides whether the next refresh goes first: the same
+        // until a refresh is booked.
+        let mut due = if k.refi > 0 {
             self.skip_refreshes(t, k);
-        }
+            RefreshDue::of(self, t, k)
+        } else {
+            RefreshDue::NONE
+        };
         // Bookings end in order. Of those still busy at `t`, the ones
         // whose request arrived by `t` are ahead of this one in the queue:
         // with more than `WINDOW` of them, it is served after the last of
@@ -546,8 +607,9 @@ impl Bank {
             };
             // Last in line and reaching past the next refresh not yet
             // booked: book that refresh, and look again.
-            if self.refresh_first(i, t, cas + k.col, act, write, k) {
+            if due.first(self, i, cas + k.col, act, write, k) {
                 self.book_refresh(k);
+                due = RefreshDue::of(self, t, k);
                 continue;
             }
             // The bank's own timing first; the activation window and the
@@ -570,8 +632,9 @@ impl Bank {
             // be later than the earliest one checked above: tRAS before a
             // refresh runs from that one.
             let act = if hit { act } else { want - k.t_rcd };
-            if self.refresh_first(i, t, cas + k.col, act, write, k) {
+            if due.first(self, i, cas + k.col, act, write, k) {
                 self.book_refresh(k);
+                due = RefreshDue::of(self, t, k);
                 continue;
             }
             if !fits(cas + k.col, act) {
@@ -624,29 +687,6 @@ impl Bank {
             }
         });
         self.next_refresh.max(idle)
-    }
-
-    /// Whether the next refresh, not yet booked, goes before a request
-    /// arriving at `t` and placed at `i`, ending at `end` with its row
-    /// activated at `act`. Only a request booked last can meet it; it goes
-    /// first if the bank was idle with the refresh due before the request
-    /// came, or if serving the request first would put the refresh off
-    /// past the `postpone` intervals it may wait for the bank to fall idle.
-    #[allow(clippy::too_many_arguments)]
-    fn refresh_first(
-        &self,
-        i: usize,
-        t: u64,
-        end: u64,
-        act: u64,
-        write: bool,
-        k: &BankTiming,
-    ) -> bool {
-        k.refi > 0
-            && i == self.ops.len()
-            && (t >= self.refresh_start(k)
-                || (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp
-                    > self.next_refresh + k.postpone * k.refi)
     }
 
     /// Books the next refresh, after every booking.
