@@ -302,6 +302,11 @@ struct Op {
     /// A refresh: the bank takes no access from `begin` to `end` and is
     /// left with no row open.
     refresh: bool,
+    /// The gap between the end of the booking before this one and this
+    /// one's `begin` holds a column slot (kept as bookings are placed, for
+    /// [`Bank::book`]'s skip over the gaps too short; not kept for the
+    /// first booking, whose booking before may have been dropped).
+    room: bool,
     /// When the request reached the controller (a refresh: its `begin`).
     /// Only the bookings of requests that arrived by a request's time are
     /// ahead of it in the controller's queue.
@@ -550,16 +555,21 @@ impl Bank {
             // (from `t` on) to hold at least its column slot: where it does
             // not, the placement below would not fit either (every way it
             // can start is at or after that gap's start), so skip ahead.
+            // From the place after the first looked at, the booking before
+            // each is in the window, and its gap holds the slot where it has
+            // `room` and begins no sooner than a slot after `t`.
             let ops = &self.ops[..];
-            while i < ops.len() {
+            if let Some(o) = ops.get(i) {
                 let g0 = match i.checked_sub(1) {
                     Some(j) => t.max(ops[j].end),
                     None => t,
                 };
-                if g0 + k.col <= ops[i].begin {
-                    break;
+                if g0 + k.col > o.begin {
+                    i += 1;
+                    while i < ops.len() && !(ops[i].room && t + k.col <= ops[i].begin) {
+                        i += 1;
+                    }
                 }
-                i += 1;
             }
             let prev = i.checked_sub(1).map(|j| self.ops[j]);
             // Served in its row's batch: the bank's work grows by one
@@ -654,6 +664,7 @@ impl Bank {
                 hit,
                 write,
                 refresh: false,
+                room: prev.is_none_or(|p| p.end + k.col <= pre),
                 arrived: t,
             };
             if i == self.ops.len() {
@@ -671,6 +682,8 @@ impl Bank {
                 }
             } else {
                 self.ops.insert(i, op);
+                let next = &mut self.ops.slice_mut()[i + 1];
+                next.room = op.end + k.col <= next.begin;
             }
             return (want, hit);
         }
@@ -693,6 +706,7 @@ impl Bank {
     fn book_refresh(&mut self, k: &BankTiming) {
         self.last = None;
         let begin = self.refresh_start(k);
+        let room = self.ops.last().is_none_or(|l| l.end + k.col <= begin);
         self.ops.push(Op {
             begin,
             end: begin + k.rfc,
@@ -701,6 +715,7 @@ impl Bank {
             hit: false,
             write: false,
             refresh: true,
+            room,
             arrived: begin,
         });
         self.next_refresh += k.refi;
@@ -1841,6 +1856,32 @@ mod tests {
                 let n = early.ops.len();
                 prop_assert!(late.ops.len() >= n);
                 prop_assert!(late.ops.iter().skip(late.ops.len() - n).eq(early.ops.iter()));
+            }
+        });
+    }
+
+    /// Every booking but the first knows whether the gap after the one
+    /// before it holds a column slot, as bookings are pushed, inserted
+    /// before others (requests ready before ones booked earlier) and
+    /// dropped: what the skip over short gaps in [`Bank::book`] reads.
+    #[test]
+    fn a_booking_knows_the_room_before_it() {
+        use proptest::prelude::*;
+        let reqs =
+            prop::collection::vec((0u64..4, 0u64..3_000, 0u64..120_000, any::<bool>()), 1..400);
+        proptest!(|(reqs in reqs, first_ready in any::<bool>(), refresh in 0u64..3)| {
+            let k = random_requests_timing(first_ready, refresh > 0, if refresh == 2 { 8 } else { 0 });
+            let mut bank = Bank::default();
+            let mut acts = Calendar::new(4_000, 4);
+            let mut t = 0;
+            for (row, step, ahead, write) in reqs {
+                t += step;
+                let now = (t + ahead).saturating_sub(10_000);
+                bank.advance(t, now);
+                bank.book(row, write, false, now, &k, &mut acts, |c| c);
+                for w in bank.ops.windows(2) {
+                    prop_assert_eq!(w[1].room, w[0].end + k.col <= w[1].begin);
+                }
             }
         });
     }
