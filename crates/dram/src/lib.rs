@@ -468,9 +468,15 @@ impl RefreshDue {
     /// For `bank` as it stands, a request arriving at `t`.
     #[inline]
     fn of(bank: &Bank, t: u64, k: &BankTiming) -> RefreshDue {
+        RefreshDue::at(bank, bank.refresh_start(k), t, k)
+    }
+
+    /// [`RefreshDue::of`], the refresh able to begin at `start`.
+    #[inline]
+    fn at(bank: &Bank, start: u64, t: u64, k: &BankTiming) -> RefreshDue {
         RefreshDue {
             on: true,
-            idle_due: t >= bank.refresh_start(k),
+            idle_due: t >= start,
             deadline: bank.next_refresh + k.postpone * k.refi,
         }
     }
@@ -518,8 +524,8 @@ impl Bank {
         // What decides whether the next refresh goes first: the same
         // until a refresh is booked.
         let mut due = if k.refi > 0 {
-            self.skip_refreshes(t, k);
-            RefreshDue::of(self, t, k)
+            let start = self.skip_refreshes(t, k);
+            RefreshDue::at(self, start, t, k)
         } else {
             RefreshDue::NONE
         };
@@ -724,12 +730,13 @@ impl Bank {
     /// Books the refreshes that a bank idle before `t` has made by then,
     /// those put off first, back to back: of the ones made while it stood
     /// idle with none owed, only the last is booked, as all the bank keeps
-    /// of them is that no row is open.
-    fn skip_refreshes(&mut self, t: u64, k: &BankTiming) {
+    /// of them is that no row is open. Returns when the next refresh can
+    /// begin ([`Bank::refresh_start`]) after those.
+    fn skip_refreshes(&mut self, t: u64, k: &BankTiming) -> u64 {
         loop {
             let s = self.refresh_start(k);
             if s + k.rfc > t {
-                return;
+                return s;
             }
             if s == self.next_refresh {
                 self.next_refresh += (t - s - k.rfc) / k.refi * k.refi;
