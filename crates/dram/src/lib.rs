@@ -307,6 +307,9 @@ struct Op {
     /// [`Bank::book`]'s skip over the gaps too short; not kept for the
     /// first booking, whose booking before may have been dropped).
     room: bool,
+    /// That gap holds an activation's tRCD and a column slot: the least
+    /// that an access which opens its row there takes.
+    room_to_open: bool,
     /// When the request reached the controller (a refresh: its `begin`).
     /// Only the bookings of requests that arrived by a request's time are
     /// ahead of it in the controller's queue.
@@ -318,6 +321,15 @@ struct Op {
 const CLOSED: u64 = u64::MAX - 1;
 
 impl Op {
+    /// `room` and `room_to_open` of a booking beginning at `begin` after
+    /// one that ends at `prev_end`.
+    fn rooms(prev_end: u64, begin: u64, k: &BankTiming) -> (bool, bool) {
+        (
+            prev_end + k.col <= begin,
+            prev_end + k.t_rcd + k.col <= begin,
+        )
+    }
+
     /// Earliest precharge after this access: its end for a read, write
     /// recovery after its column command for a write.
     fn recover(&self, k: &BankTiming) -> u64 {
@@ -563,7 +575,9 @@ impl Bank {
             // can start is at or after that gap's start), so skip ahead.
             // From the place after the first looked at, the booking before
             // each is in the window, and its gap holds the slot where it has
-            // `room` and begins no sooner than a slot after `t`.
+            // `room` and begins no sooner than a slot after `t`. Where the
+            // request would open its row there (a row miss, or after a
+            // refresh), the gap must hold its tRCD too (`room_to_open`).
             let ops = &self.ops[..];
             if let Some(o) = ops.get(i) {
                 let g0 = match i.checked_sub(1) {
@@ -572,7 +586,17 @@ impl Bank {
                 };
                 if g0 + k.col > o.begin {
                     i += 1;
-                    while i < ops.len() && !(ops[i].room && t + k.col <= ops[i].begin) {
+                    while let Some(o) = ops.get(i) {
+                        if o.room {
+                            let p = &ops[i - 1];
+                            if p.refresh || p.row != row {
+                                if o.room_to_open && t + k.t_rcd + k.col <= o.begin {
+                                    break;
+                                }
+                            } else if t + k.col <= o.begin {
+                                break;
+                            }
+                        }
                         i += 1;
                     }
                 }
@@ -662,6 +686,7 @@ impl Bank {
             } else {
                 acts.reserve(act_at, 1) - k.faw4
             };
+            let (room, room_to_open) = prev.map_or((true, true), |p| Op::rooms(p.end, pre, k));
             let op = Op {
                 begin: pre,
                 end: cas + k.col,
@@ -670,7 +695,8 @@ impl Bank {
                 hit,
                 write,
                 refresh: false,
-                room: prev.is_none_or(|p| p.end + k.col <= pre),
+                room,
+                room_to_open,
                 arrived: t,
             };
             if i == self.ops.len() {
@@ -689,7 +715,7 @@ impl Bank {
             } else {
                 self.ops.insert(i, op);
                 let next = &mut self.ops.slice_mut()[i + 1];
-                next.room = op.end + k.col <= next.begin;
+                (next.room, next.room_to_open) = Op::rooms(op.end, next.begin, k);
             }
             return (want, hit);
         }
@@ -712,7 +738,10 @@ impl Bank {
     fn book_refresh(&mut self, k: &BankTiming) {
         self.last = None;
         let begin = self.refresh_start(k);
-        let room = self.ops.last().is_none_or(|l| l.end + k.col <= begin);
+        let (room, room_to_open) = self
+            .ops
+            .last()
+            .map_or((true, true), |l| Op::rooms(l.end, begin, k));
         self.ops.push(Op {
             begin,
             end: begin + k.rfc,
@@ -722,6 +751,7 @@ impl Bank {
             write: false,
             refresh: true,
             room,
+            room_to_open,
             arrived: begin,
         });
         self.next_refresh += k.refi;
@@ -1888,6 +1918,7 @@ mod tests {
                 bank.book(row, write, false, now, &k, &mut acts, |c| c);
                 for w in bank.ops.windows(2) {
                     prop_assert_eq!(w[1].room, w[0].end + k.col <= w[1].begin);
+                    prop_assert_eq!(w[1].room_to_open, w[0].end + k.t_rcd + k.col <= w[1].begin);
                 }
             }
         });
