@@ -201,6 +201,22 @@ pub struct Calendar {
     /// The service time of the amount reserved last: most callers
     /// reserve the same amount every time.
     service: std::cell::Cell<(u64, u64)>,
+    /// What [`Calendar::peek`] found last, where one interval took the
+    /// whole amount, while nothing has been booked since: a reservation
+    /// of the same amount at the same time (a caller that peeks first)
+    /// books that interval without walking to it again.
+    peeked: std::cell::Cell<Option<Peeked>>,
+}
+
+/// A [`Calendar::peek`] whose amount fits one interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Peeked {
+    t: u64,
+    amount: u64,
+    /// The interval (from the calendar's `start`) that takes the amount.
+    k: usize,
+    /// What the reservation returns.
+    done: u64,
 }
 
 impl Calendar {
@@ -219,6 +235,7 @@ impl Calendar {
             busy: 0,
             last_done: 0,
             service: std::cell::Cell::new((0, 0)),
+            peeked: std::cell::Cell::new(None),
         }
     }
 
@@ -239,6 +256,31 @@ impl Calendar {
     /// them is done.
     pub fn reserve(&mut self, t: u64, amount: u64) -> u64 {
         self.busy += amount;
+        let cap = self.cap;
+        let done = match self.peeked.take() {
+            Some(p) if p.t == t && p.amount == amount => {
+                self.used.ensure(p.k + 1);
+                self.used.slice_mut()[p.k] += amount as u32;
+                p.done
+            }
+            _ => self.walk(t, amount),
+        };
+        // Skip past the intervals that are now full.
+        let f0 = (self.first_open - self.start) as usize;
+        let used = self.used.slice();
+        // (`cap` fits 32 bits: `Calendar::new`.)
+        if used.get(f0).is_some_and(|&x| x as u64 >= cap) {
+            let f = f0 + first_below(&used[f0..], cap as u32);
+            self.first_open = self.start + f as u64;
+        }
+        self.last_done = self.last_done.max(done);
+        done
+    }
+
+    /// Books `amount` units from the first interval at or after `t` with
+    /// room on; returns when the last of them is done.
+    #[inline]
+    fn walk(&mut self, t: u64, amount: u64) -> u64 {
         let (b, cap) = (self.bucket_ps, self.cap);
         let mut left = amount;
         // (`first_open` is never before `start`.)
@@ -266,15 +308,6 @@ impl Calendar {
             // this many of them take what is left.
             self.used.ensure(k + left.div_ceil(cap) as usize);
         };
-        // Skip past the intervals that are now full.
-        let f0 = (self.first_open - self.start) as usize;
-        let used = self.used.slice();
-        // (`cap` fits 32 bits: `Calendar::new`.)
-        if used.get(f0).is_some_and(|&x| x as u64 >= cap) {
-            let f = f0 + first_below(&used[f0..], cap as u32);
-            self.first_open = self.start + f as u64;
-        }
-        self.last_done = self.last_done.max(done);
         done
     }
 
@@ -292,7 +325,13 @@ impl Calendar {
             left -= take;
             if left == 0 {
                 let fill = self.by_cap.div_ceil((u + take) * b);
-                return (i * b + fill).max(t + self.service(amount));
+                let done = (i * b + fill).max(t + self.service(amount));
+                // The intervals before this one took nothing (they are
+                // full): a reservation books this one alone.
+                if take == amount {
+                    self.peeked.set(Some(Peeked { t, amount, k, done }));
+                }
+                return done;
             }
             i += 1;
             k += 1;
@@ -302,6 +341,7 @@ impl Calendar {
     /// Forgets intervals that end before `t` (reservations earlier than
     /// that are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
+        self.peeked.set(None);
         forget_before(&mut self.used, &mut self.start, self.by_bucket.div(t));
         self.first_open = self.first_open.max(self.start);
     }
@@ -634,6 +674,35 @@ mod tests {
                 let p = c.peek(t, a);
                 prop_assert_eq!(c.peek(t, a), p);
                 prop_assert_eq!(c.reserve(t, a), p);
+            }
+        }
+
+        /// A reservation after a peek at the same time and amount (which
+        /// books the interval the peek found) gives what one without the
+        /// peek gives, and leaves the calendar the same, whatever was
+        /// peeked at, reserved or forgotten between.
+        #[test]
+        fn reserving_what_was_peeked_books_as_reserving_alone(
+            reqs in prop::collection::vec((0u64..5000, 0u64..40, 0u8..4, 0u64..5000), 1..200),
+            bucket in 1u64..200, cap in 1u64..50,
+        ) {
+            let (mut plain, mut peeking) = (Calendar::new(bucket, cap), Calendar::new(bucket, cap));
+            for (t, a, how, other) in reqs {
+                match how {
+                    // Peek at this, or at another, first.
+                    0 => { peeking.peek(t, a); }
+                    1 => { peeking.peek(other, a); peeking.peek(t, a); }
+                    2 => { peeking.peek(t, a); peeking.peek(other, a + 1); }
+                    _ => {
+                        plain.advance(other);
+                        peeking.peek(t, a);
+                        peeking.advance(other);
+                    }
+                }
+                prop_assert_eq!(peeking.reserve(t, a), plain.reserve(t, a));
+                prop_assert_eq!(peeking.used.slice(), plain.used.slice());
+                prop_assert_eq!((peeking.start, peeking.first_open, peeking.busy, peeking.last_done),
+                                (plain.start, plain.first_open, plain.busy, plain.last_done));
             }
         }
 
