@@ -289,9 +289,9 @@ impl DramSpec {
 
 /// One booked use of a bank: from its first command (PRECHARGE or
 /// ACTIVATE for a row miss, the column command for a hit) to when the bank
-/// may take its next column command.
+/// may take its next column command. A bank keeps it packed, as an [`Op`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Op {
+struct Booking {
     begin: u64,
     end: u64,
     row: u64,
@@ -320,7 +320,7 @@ struct Op {
 /// open).
 const CLOSED: u64 = u64::MAX - 1;
 
-impl Op {
+impl Booking {
     /// `room` and `room_to_open` of a booking beginning at `begin` after
     /// one that ends at `prev_end`.
     fn rooms(prev_end: u64, begin: u64, k: &BankTiming) -> (bool, bool) {
@@ -334,6 +334,175 @@ impl Op {
     /// recovery after its column command for a write.
     fn recover(&self, k: &BankTiming) -> u64 {
         self.end + k.recovery(self.write)
+    }
+}
+
+/// A [`Booking`] as its bank keeps it, in 24 bytes instead of 48: a bank
+/// keeps up to [`KEEP`] of them and the host walks them on every request,
+/// so their size is what the host's caches miss. `end` in full; `begin`,
+/// `arrived` and `act` as how long before `end` they are, in 32 bits
+/// (4.29 ms), which a booking's own span and its request's wait in the
+/// bank's queue stay far below; the row and the flags in one word. A
+/// booking that does not fit (times further apart, a row too large) is
+/// kept whole in its bank's [`Bank::wide`] table, found by its `end` (the
+/// bookings of a bank end in order, each after the one before: see
+/// [`Bank::pack`]), and marked [`Op::WIDE`]; its packed fields other than
+/// `end` and the flags are then unused.
+#[derive(Debug, Clone, Copy)]
+struct Op {
+    end: u64,
+    /// `end - begin`.
+    begin: u32,
+    /// `end - arrived`.
+    arrived: u32,
+    /// `end - act`, at most `u32::MAX`: an activation further back than
+    /// that is kept as if it were `u32::MAX` ps before `end` (see
+    /// [`Bank::pack`]: no decision changes).
+    act: u32,
+    /// The flags in the low [`Op::ROW_SHIFT`] bits, the row's code above
+    /// ([`Op::row_code`]).
+    bits: u32,
+}
+
+/// A booking that does not fit an [`Op`], as it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Wide {
+    end: u64,
+    begin: u64,
+    arrived: u64,
+    act: u64,
+    row: u64,
+}
+
+impl Op {
+    const HIT: u32 = 1;
+    const WRITE: u32 = 2;
+    const REFRESH: u32 = 4;
+    const ROOM: u32 = 8;
+    const ROOM_TO_OPEN: u32 = 16;
+    /// Kept whole in the bank's `wide` table.
+    const WIDE: u32 = 32;
+    const ROW_SHIFT: u32 = 6;
+    /// Rows below this are their own code; the two codes above it are
+    /// [`CLOSED`] and `u64::MAX` (a refresh's row); any other row makes
+    /// its booking wide.
+    const ROW_LIMIT: u32 = (u32::MAX >> Op::ROW_SHIFT) - 1;
+
+    /// `row`'s code, where it has one.
+    #[inline]
+    fn row_code(row: u64) -> Option<u32> {
+        if row < Op::ROW_LIMIT as u64 {
+            Some(row as u32)
+        } else if row >= CLOSED {
+            Some(Op::ROW_LIMIT + (row - CLOSED) as u32)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn flag(&self, f: u32) -> bool {
+        self.bits & f != 0
+    }
+
+    #[inline]
+    fn hit(&self) -> bool {
+        self.flag(Op::HIT)
+    }
+
+    #[inline]
+    fn write(&self) -> bool {
+        self.flag(Op::WRITE)
+    }
+
+    #[inline]
+    fn refresh(&self) -> bool {
+        self.flag(Op::REFRESH)
+    }
+
+    #[inline]
+    fn room(&self) -> bool {
+        self.flag(Op::ROOM)
+    }
+
+    #[inline]
+    fn room_to_open(&self) -> bool {
+        self.flag(Op::ROOM_TO_OPEN)
+    }
+
+    /// Sets `room` and `room_to_open`.
+    #[inline]
+    fn set_rooms(&mut self, (room, room_to_open): (bool, bool)) {
+        self.bits &= !(Op::ROOM | Op::ROOM_TO_OPEN);
+        self.bits |=
+            if room { Op::ROOM } else { 0 } | if room_to_open { Op::ROOM_TO_OPEN } else { 0 };
+    }
+
+    /// This booking's entry in its bank's `wide` table.
+    #[cold]
+    #[inline(never)]
+    fn wide<'a>(&self, wide: &'a [Wide]) -> &'a Wide {
+        wide.iter()
+            .rev()
+            .find(|w| w.end == self.end)
+            .expect("a wide booking is in its bank's table")
+    }
+
+    #[inline]
+    fn begin(&self, wide: &[Wide]) -> u64 {
+        if self.flag(Op::WIDE) {
+            self.wide(wide).begin
+        } else {
+            self.end - self.begin as u64
+        }
+    }
+
+    #[inline]
+    fn arrived(&self, wide: &[Wide]) -> u64 {
+        if self.flag(Op::WIDE) {
+            self.wide(wide).arrived
+        } else {
+            self.end - self.arrived as u64
+        }
+    }
+
+    #[inline]
+    fn act(&self, wide: &[Wide]) -> u64 {
+        if self.flag(Op::WIDE) {
+            self.wide(wide).act
+        } else {
+            self.end - self.act as u64
+        }
+    }
+
+    #[inline]
+    fn row(&self, wide: &[Wide]) -> u64 {
+        if self.flag(Op::WIDE) {
+            return self.wide(wide).row;
+        }
+        let c = self.bits >> Op::ROW_SHIFT;
+        if c < Op::ROW_LIMIT {
+            c as u64
+        } else {
+            CLOSED + (c - Op::ROW_LIMIT) as u64
+        }
+    }
+
+    /// The booking, `wide` being its bank's table.
+    #[inline]
+    fn unpack(&self, wide: &[Wide]) -> Booking {
+        Booking {
+            begin: self.begin(wide),
+            end: self.end,
+            row: self.row(wide),
+            act: self.act(wide),
+            hit: self.hit(),
+            write: self.write(),
+            refresh: self.refresh(),
+            room: self.room(),
+            room_to_open: self.room_to_open(),
+            arrived: self.arrived(wide),
+        }
     }
 }
 
@@ -357,6 +526,13 @@ struct Bank {
     /// access of a request, the next write of a batch) finds the same
     /// queue with that booking added, without looking again.
     last: Option<Queue>,
+    /// The bookings that do not fit an [`Op`] (marked [`Op::WIDE`]), as
+    /// they are; those of the bookings dropped are dropped with them.
+    /// Empty in practice.
+    wide: Vec<Wide>,
+    /// Keeps every booking in `wide` (for the tests).
+    #[cfg(test)]
+    force_wide: bool,
 }
 
 /// The bookings ahead of a request arriving at `t`, as [`queue_start`]
@@ -430,14 +606,14 @@ impl BankTiming {
 /// returns how many busy bookings arrived by `t` (counted up to
 /// `WINDOW + 1`).
 #[inline]
-fn queue_start(ops: &[Op], t: u64) -> (usize, usize) {
+fn queue_start(ops: &[Op], wide: &[Wide], t: u64) -> (usize, usize) {
     let (mut i, mut ahead, mut after) = (ops.len(), 0, 0);
     while i > 0 {
         let o = &ops[i - 1];
         if o.end <= t {
             break;
         }
-        if o.arrived <= t {
+        if o.arrived(wide) <= t {
             if ahead == 0 {
                 after = i;
             }
@@ -514,6 +690,89 @@ impl RefreshDue {
 }
 
 impl Bank {
+    /// `b` as the bank keeps it, for placing among its bookings; where it
+    /// does not fit an [`Op`], it goes into `wide` too.
+    ///
+    /// `wide` is searched by `end`, which no two of the bank's wide
+    /// bookings share: each booking begins no sooner than the one before
+    /// it ends, and ends after it begins (an access by its column slot,
+    /// at least 1 ps; a refresh by tRFC, which fits an `Op` when it is 0),
+    /// and `wide` holds none of the bookings dropped (see
+    /// [`Bank::drop_wide`]).
+    ///
+    /// An activation more than `u32::MAX` ps before `end` is kept as if it
+    /// were that far before, where tRAS is at most `u32::MAX` ps (else the
+    /// booking is wide): an activation only ever counts through
+    /// `act + t_ras`, taken as the larger with a time no sooner than the
+    /// end of the booking that holds it (its recovery, the end of a later
+    /// booking), and both the activation and the time kept for it lie that
+    /// far below: the larger is the same. A row hit takes the activation
+    /// of the booking before, which ends sooner than it: kept from the
+    /// hit's `end`, what was kept for that booking and what the activation
+    /// was are kept alike.
+    fn pack(&mut self, b: &Booking, k: &BankTiming) -> Op {
+        let before = |x: u64| b.end.checked_sub(x).and_then(|d| u32::try_from(d).ok());
+        let act = match b.end.checked_sub(b.act) {
+            Some(d) if d <= u32::MAX as u64 => Some(d as u32),
+            Some(_) if k.t_ras <= u32::MAX as u64 => Some(u32::MAX),
+            _ => None,
+        };
+        let flags = [
+            (b.hit, Op::HIT),
+            (b.write, Op::WRITE),
+            (b.refresh, Op::REFRESH),
+            (b.room, Op::ROOM),
+            (b.room_to_open, Op::ROOM_TO_OPEN),
+        ]
+        .iter()
+        .fold(0, |f, &(on, bit)| if on { f | bit } else { f });
+        #[cfg(test)]
+        let fits = !self.force_wide;
+        #[cfg(not(test))]
+        let fits = true;
+        match (before(b.begin), before(b.arrived), act, Op::row_code(b.row)) {
+            (Some(begin), Some(arrived), Some(act), Some(row)) if fits => Op {
+                end: b.end,
+                begin,
+                arrived,
+                act,
+                bits: flags | row << Op::ROW_SHIFT,
+            },
+            _ => {
+                self.wide.push(Wide {
+                    end: b.end,
+                    begin: b.begin,
+                    arrived: b.arrived,
+                    act: b.act,
+                    row: b.row,
+                });
+                Op {
+                    end: b.end,
+                    begin: 0,
+                    arrived: 0,
+                    act: 0,
+                    bits: flags | Op::WIDE,
+                }
+            }
+        }
+    }
+
+    /// Forgets the entries of `wide` whose bookings have been dropped
+    /// (those that end before the first booking kept).
+    #[inline]
+    fn drop_wide(&mut self) {
+        if !self.wide.is_empty() {
+            let first = self.ops.first().map_or(u64::MAX, |o| o.end);
+            self.wide.retain(|w| w.end >= first);
+        }
+    }
+
+    /// The bookings, oldest first.
+    #[cfg(test)]
+    fn bookings(&self) -> Vec<Booking> {
+        self.ops.iter().map(|o| o.unpack(&self.wide)).collect()
+    }
+
     /// Books a column access (a write if `write`, one that closes its row
     /// after it if `close`) to `row` ready at `t`; the
     /// activation, if any, is placed on `acts` (four per tFAW).
@@ -563,7 +822,7 @@ impl Bank {
                     (q.first_busy, q.ahead)
                 }
             }
-            _ => queue_start(&self.ops, t),
+            _ => queue_start(&self.ops, &self.wide, t),
         };
         self.last = None;
         let mut i = start;
@@ -578,22 +837,22 @@ impl Bank {
             // `room` and begins no sooner than a slot after `t`. Where the
             // request would open its row there (a row miss, or after a
             // refresh), the gap must hold its tRCD too (`room_to_open`).
-            let ops = &self.ops[..];
+            let (ops, wide) = (&self.ops[..], &self.wide[..]);
             if let Some(o) = ops.get(i) {
                 let g0 = match i.checked_sub(1) {
                     Some(j) => t.max(ops[j].end),
                     None => t,
                 };
-                if g0 + k.col > o.begin {
+                if g0 + k.col > o.begin(wide) {
                     i += 1;
                     while let Some(o) = ops.get(i) {
-                        if o.room {
+                        if o.room() {
                             let p = &ops[i - 1];
-                            if p.refresh || p.row != row {
-                                if o.room_to_open && t + k.t_rcd + k.col <= o.begin {
+                            if p.refresh() || p.row(wide) != row {
+                                if o.room_to_open() && t + k.t_rcd + k.col <= o.begin(wide) {
                                     break;
                                 }
-                            } else if t + k.col <= o.begin {
+                            } else if t + k.col <= o.begin(wide) {
                                 break;
                             }
                         }
@@ -601,7 +860,7 @@ impl Bank {
                     }
                 }
             }
-            let prev = i.checked_sub(1).map(|j| self.ops[j]);
+            let prev = i.checked_sub(1).map(|j| self.ops[j].unpack(&self.wide));
             // Served in its row's batch: the bank's work grows by one
             // column access, and the row left open last is unchanged.
             let row = match (joins && i == self.ops.len(), prev) {
@@ -633,17 +892,18 @@ impl Bank {
                 act_at
             };
             // `act`: when this booking's row is activated (tRAS runs from it).
+            let wide = &self.wide[..];
             let fits = |end: u64, act: u64| match self.ops.get(i) {
                 None => true,
                 // A refresh: the bank's row is closed before it begins.
-                Some(n) if n.refresh => {
-                    (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp <= n.begin
+                Some(n) if n.refresh() => {
+                    (end + k.recovery(write)).max(act + k.t_ras) + k.t_rp <= n.begin(wide)
                 }
                 // The next booking keeps its row (it finds this one's
                 // open, or precharges after this one's recovery), and
                 // starts after this one ends.
-                Some(n) if n.hit => end <= n.begin && n.row == row && !close,
-                Some(n) => end + k.recovery(write) <= n.begin,
+                Some(n) if n.hit() => end <= n.begin(wide) && n.row(wide) == row && !close,
+                Some(n) => end + k.recovery(write) <= n.begin(wide),
             };
             // Last in line and reaching past the next refresh not yet
             // booked: book that refresh, and look again.
@@ -686,19 +946,22 @@ impl Bank {
             } else {
                 acts.reserve(act_at, 1) - k.faw4
             };
-            let (room, room_to_open) = prev.map_or((true, true), |p| Op::rooms(p.end, pre, k));
-            let op = Op {
-                begin: pre,
-                end: cas + k.col,
-                row: if close { CLOSED } else { row },
-                act,
-                hit,
-                write,
-                refresh: false,
-                room,
-                room_to_open,
-                arrived: t,
-            };
+            let (room, room_to_open) = prev.map_or((true, true), |p| Booking::rooms(p.end, pre, k));
+            let op = self.pack(
+                &Booking {
+                    begin: pre,
+                    end: cas + k.col,
+                    row: if close { CLOSED } else { row },
+                    act,
+                    hit,
+                    write,
+                    refresh: false,
+                    room,
+                    room_to_open,
+                    arrived: t,
+                },
+                k,
+            );
             if i == self.ops.len() {
                 self.ops.push(op);
                 // Queued behind every busy booking that had arrived, or
@@ -715,7 +978,7 @@ impl Bank {
             } else {
                 self.ops.insert(i, op);
                 let next = &mut self.ops.slice_mut()[i + 1];
-                (next.room, next.room_to_open) = Op::rooms(op.end, next.begin, k);
+                next.set_rooms(Booking::rooms(op.end, next.begin(&self.wide), k));
             }
             return (want, hit);
         }
@@ -725,10 +988,10 @@ impl Bank {
     /// bank idle (its last booking over, its row closed).
     fn refresh_start(&self, k: &BankTiming) -> u64 {
         let idle = self.ops.last().map_or(0, |l| {
-            if l.refresh {
+            if l.refresh() {
                 l.end
             } else {
-                (l.end + k.recovery(l.write)).max(l.act + k.t_ras) + k.t_rp
+                (l.end + k.recovery(l.write())).max(l.act(&self.wide) + k.t_ras) + k.t_rp
             }
         });
         self.next_refresh.max(idle)
@@ -741,19 +1004,23 @@ impl Bank {
         let (room, room_to_open) = self
             .ops
             .last()
-            .map_or((true, true), |l| Op::rooms(l.end, begin, k));
-        self.ops.push(Op {
-            begin,
-            end: begin + k.rfc,
-            row: u64::MAX,
-            act: begin,
-            hit: false,
-            write: false,
-            refresh: true,
-            room,
-            room_to_open,
-            arrived: begin,
-        });
+            .map_or((true, true), |l| Booking::rooms(l.end, begin, k));
+        let op = self.pack(
+            &Booking {
+                begin,
+                end: begin + k.rfc,
+                row: u64::MAX,
+                act: begin,
+                hit: false,
+                write: false,
+                refresh: true,
+                room,
+                room_to_open,
+                arrived: begin,
+            },
+            k,
+        );
+        self.ops.push(op);
         self.next_refresh += k.refi;
     }
 
@@ -791,9 +1058,9 @@ impl Bank {
     /// here its column access goes last (the replies already handed out
     /// keep their times) and costs what a hit costs.
     fn joins_batch(&self, row: u64, t: u64) -> bool {
-        let n = self.ops.len();
+        let (n, w) = (self.ops.len(), &self.wide[..]);
         match self.ops.last() {
-            Some(l) if l.row != row && l.end > t && !l.refresh => {}
+            Some(l) if l.row(w) != row && l.end > t && !l.refresh() => {}
             _ => return false,
         }
         // From the last booking back to the one current at `t` (the one
@@ -801,8 +1068,8 @@ impl Bank {
         (0..n - 1)
             .rev()
             .take_while(|&k| self.ops[k + 1].end > t)
-            .find(|&k| self.ops[k].row == row)
-            .is_some_and(|k| !self.ops[k].write && self.ops[k + 1].begin > t)
+            .find(|&k| self.ops[k].row(w) == row)
+            .is_some_and(|k| !self.ops[k].write() && self.ops[k + 1].begin(w) > t)
     }
 
     /// Forgets bookings that ended before `t`, keeping the latest of them
@@ -831,6 +1098,7 @@ impl Bank {
         if ended > 0 {
             self.ops.drop_front(ended);
             self.last = None;
+            self.drop_wide();
         }
     }
 }
@@ -1860,6 +2128,117 @@ mod tests {
         }
     }
 
+    /// A booking takes 24 bytes in its bank.
+    #[test]
+    fn a_booking_is_packed_in_24_bytes() {
+        assert_eq!(size_of::<Op>(), 24);
+    }
+
+    /// A booking comes back from its packed form as it went in, whatever
+    /// its times and row (those that do not fit kept whole), but for an
+    /// activation more than `u32::MAX` ps before its end, which comes back
+    /// as that far before.
+    #[test]
+    fn a_packed_booking_unpacks_as_it_was() {
+        use proptest::prelude::*;
+        // Spans near the limits of what an `Op` holds, and any.
+        let span = prop_oneof![
+            0u64..100_000,
+            (u32::MAX as u64 - 2)..(u32::MAX as u64 + 2),
+            any::<u64>(),
+        ];
+        let row = prop_oneof![
+            0u64..1000,
+            (Op::ROW_LIMIT as u64 - 2)..(Op::ROW_LIMIT as u64 + 2),
+            (u64::MAX - 3)..=u64::MAX,
+            any::<u64>(),
+        ];
+        let flags = prop::collection::vec(any::<bool>(), 5);
+        proptest!(|(end in any::<u64>(), spans in prop::collection::vec(span, 3), row in row,
+                    f in flags, t_ras in prop_oneof![Just(30_000u64), any::<u64>()])| {
+            let b = Booking {
+                begin: end.wrapping_sub(spans[0]),
+                end,
+                row,
+                act: end.wrapping_sub(spans[1]),
+                hit: f[0],
+                write: f[1],
+                refresh: f[2],
+                room: f[3],
+                room_to_open: f[4],
+                arrived: end.wrapping_sub(spans[2]),
+            };
+            let k = BankTiming { t_ras, ..random_requests_timing(false, false, 0) };
+            let mut bank = Bank::default();
+            let op = bank.pack(&b, &k);
+            bank.ops.push(op);
+            let back = bank.bookings()[0];
+            // Kept whole only where it does not fit.
+            let fits = |x: u64| end.checked_sub(x).is_some_and(|d| d <= u32::MAX as u64);
+            let far = b.act <= end && !fits(b.act) && t_ras <= u32::MAX as u64;
+            let wide = !fits(b.begin)
+                || !fits(b.arrived)
+                || !(fits(b.act) || far)
+                || (Op::ROW_LIMIT as u64..CLOSED).contains(&row);
+            prop_assert_eq!(op.flag(Op::WIDE), wide);
+            let act = if far && !wide { end - u32::MAX as u64 } else { b.act };
+            prop_assert_eq!(back, Booking { act, ..b });
+            prop_assert!(!far || act + t_ras <= end);
+        });
+    }
+
+    /// A bank that keeps its bookings packed books every request as one
+    /// that keeps them all whole, through times and rows beyond what an
+    /// `Op` holds (long idle times, far activations, a data bus that makes
+    /// a column command wait long, large rows).
+    #[test]
+    fn packed_bookings_book_as_whole_ones() {
+        use proptest::prelude::*;
+        let step = prop_oneof![9 => 0u64..3_000, 1 => 0u64..1 << 34];
+        let row = prop_oneof![
+            0u64..3,
+            (Op::ROW_LIMIT as u64 - 1)..(Op::ROW_LIMIT as u64 + 2),
+            (u64::MAX - 3)..u64::MAX - 1,
+        ];
+        // A wait beyond the next refresh would put the booking off past
+        // every refresh, without end: long waits only without refresh.
+        let wait = prop_oneof![Just(0u64), 0u64..5_000, Just(1u64 << 33)];
+        let reqs = prop::collection::vec(
+            (row, step, 0u64..120_000, wait, any::<bool>(), any::<bool>()),
+            1..300,
+        );
+        proptest!(|(reqs in reqs, first_ready in any::<bool>(), refresh in 0u64..3)| {
+            let k = random_requests_timing(first_ready, refresh > 0, if refresh == 2 { 8 } else { 0 });
+            let (mut packed, mut whole) = (Bank::default(), Bank { force_wide: true, ..Bank::default() });
+            // Coarse activation windows (of the same rate), which long
+            // idle times keep small.
+            let (mut acts_p, mut acts_w) = (Calendar::new(1 << 16, 64), Calendar::new(1 << 16, 64));
+            let mut t = 0;
+            for (row, step, ahead, wait, write, close) in reqs {
+                let wait = if refresh > 0 { wait % 5_000 } else { wait };
+                t += step;
+                let now = (t + ahead).saturating_sub(10_000);
+                packed.advance(t, now);
+                whole.advance(t, now);
+                // The activation windows forget what is long past.
+                acts_p.advance(t.saturating_sub(1 << 20));
+                acts_w.advance(t.saturating_sub(1 << 20));
+                let a = packed.book(row, write, close, now, &k, &mut acts_p, |c| c + wait);
+                let b = whole.book(row, write, close, now, &k, &mut acts_w, |c| c + wait);
+                prop_assert_eq!(a, b);
+                // The activations as the packed bank keeps them.
+                let kept = |b: Booking| Booking {
+                    act: b.act.max(b.end.saturating_sub(u32::MAX as u64)),
+                    ..b
+                };
+                let p: Vec<Booking> = packed.bookings().into_iter().map(kept).collect();
+                let w: Vec<Booking> = whole.bookings().into_iter().map(kept).collect();
+                prop_assert_eq!(p, w);
+                prop_assert!(whole.wide.len() == whole.ops.len());
+            }
+        });
+    }
+
     /// A bank that leaves the bookings ended before the advanced time in
     /// place while its requests cannot see them books every request as
     /// one that drops them at once, and ends up holding the same bookings
@@ -1886,13 +2265,14 @@ mod tests {
                     while early.ops.len() > 1 && early.ops[1].end <= t {
                         early.ops.pop_front();
                     }
+                    early.drop_wide();
                 }
                 let a = late.book(row, write, false, now, &k, &mut acts_l, |c| c);
                 let b = early.book(row, write, false, now, &k, &mut acts_e, |c| c);
                 prop_assert_eq!(a, b);
                 let n = early.ops.len();
                 prop_assert!(late.ops.len() >= n);
-                prop_assert!(late.ops.iter().skip(late.ops.len() - n).eq(early.ops.iter()));
+                prop_assert_eq!(&late.bookings()[late.ops.len() - n..], &early.bookings()[..]);
             }
         });
     }
@@ -1916,7 +2296,7 @@ mod tests {
                 let now = (t + ahead).saturating_sub(10_000);
                 bank.advance(t, now);
                 bank.book(row, write, false, now, &k, &mut acts, |c| c);
-                for w in bank.ops.windows(2) {
+                for w in bank.bookings().windows(2) {
                     prop_assert_eq!(w[1].room, w[0].end + k.col <= w[1].begin);
                     prop_assert_eq!(w[1].room_to_open, w[0].end + k.t_rcd + k.col <= w[1].begin);
                 }
@@ -1952,7 +2332,7 @@ mod tests {
                     let b = fresh.book(row, write, false, now, &k, &mut acts_f, |c| c);
                     prop_assert_eq!(a, b);
                 }
-                prop_assert!(kept.ops.iter().eq(fresh.ops.iter()));
+                prop_assert_eq!(kept.bookings(), fresh.bookings());
             }
         });
     }
@@ -2001,7 +2381,8 @@ mod tests {
             d.drain(0);
             for ch in &d.ch {
                 for bank in &ch.banks {
-                    for (a, b) in bank.ops.iter().zip(bank.ops.iter().skip(1)) {
+                    let ops = bank.bookings();
+                    for (a, b) in ops.iter().zip(ops.iter().skip(1)) {
                         // No access finds a row open that a write closed.
                         prop_assert!(!(b.hit && a.row == CLOSED), "{b:?} hits after {a:?}");
                         // A refresh begins with the bank's row closed.
