@@ -848,6 +848,23 @@ static void run(const Case& c, T* a, uint32_t* lat, std::vector<uint32_t>& h, bo
     print_latencies(lat, n / 32, h, false);
 }
 
+// Device buffers for `warps` warps' records: each warp's SM, and `stamps`
+// clock reads a warp (calls 6-10).
+static void alloc_records(uint64_t warps, int stamps, uint32_t** smb, long long** cb) {
+    CK(cudaMalloc(smb, warps * 4));
+    CK(cudaMalloc(cb, warps * 8 * stamps));
+}
+// DIR/NAME opened for writing, with HEADER as its first line; null (and a
+// message) if it cannot be.
+static FILE* open_csv(const std::string& dir, const char* name, const char* header) {
+    FILE* f = fopen((dir + "/" + name).c_str(), "w");
+    if (!f) {
+        fprintf(stderr, "cannot write into %s\n", dir.c_str());
+        return nullptr;
+    }
+    fputs(header, f);
+    return f;
+}
 int main(int argc, char** argv) {
     bool once = argc > 1 && std::string(argv[1]) == "once";
     bool lives = argc > 1 && std::string(argv[1]) == "life";
@@ -890,8 +907,7 @@ int main(int argc, char** argv) {
         uint32_t* smb;
         long long* cb;
         void* second;
-        CK(cudaMalloc(&smb, warps * 4));
-        CK(cudaMalloc(&cb, warps * 24));
+        alloc_records(warps, 3, &smb, &cb);
         CK(cudaMalloc(&second, bytes));
         for (int smem : {0, 36864, 114688})
             for (uint32_t flip : {0u, 1u}) {
@@ -910,8 +926,7 @@ int main(int argc, char** argv) {
         uint32_t* smb;
         long long* cb;
         float* sink;
-        CK(cudaMalloc(&smb, warps * 4));
-        CK(cudaMalloc(&cb, warps * 16));
+        alloc_records(warps, 2, &smb, &cb);
         CK(cudaMalloc(&sink, 64));
         float* a = (float*)buf;
         const float4* sw = (const float4*)((char*)buf + (4ull << 30));
@@ -926,13 +941,10 @@ int main(int argc, char** argv) {
         // Call 10: an L2 hit beside the load and the store (`hit_case`);
         // argv[2]: the folder for the per-SM CSV.
         std::string dir = argc > 2 ? argv[2] : ".";
-        FILE* out = fopen((dir + "/hit_per_sm.csv").c_str(), "w");
-        if (!out) {
-            fprintf(stderr, "cannot write into %s\n", dir.c_str());
-            return 1;
-        }
-        fprintf(out, "elem,k,blocks_per_sm,sm,warps,hit_mean,hit_p90,load_mean,load_p90,store_wait_mean,"
-                     "store_wait_p90\n");
+        FILE* out = open_csv(dir, "hit_per_sm.csv",
+                             "elem,k,blocks_per_sm,sm,warps,hit_mean,hit_p90,load_mean,load_p90,store_wait_mean,"
+                             "store_wait_p90\n");
+        if (!out) return 1;
         printf("elem,k,smem,blocks_per_sm,timed_us,warps,hit_mean,hit_p50,hit_p90,hit_var_between_sms,load_mean,"
                "load_p50,load_p90,load_var_between_sms,store_wait_mean,store_wait_p50,store_wait_p90,"
                "store_wait_var_between_sms\n");
@@ -940,8 +952,7 @@ int main(int argc, char** argv) {
         uint32_t* smb;
         long long* cb;
         float* probe;
-        CK(cudaMalloc(&smb, warps * 4));
-        CK(cudaMalloc(&cb, warps * 32));
+        alloc_records(warps, 4, &smb, &cb);
         CK(cudaMalloc(&probe, PROBE_LINES * 128));
         CK(cudaMemset(probe, 0, PROBE_LINES * 128));
         float* f = (float*)buf;
@@ -958,20 +969,16 @@ int main(int argc, char** argv) {
         // Call 6: the load and the store apart (`mid_case`); argv[2]: the
         // folder for the per-SM CSV.
         std::string dir = argc > 2 ? argv[2] : ".";
-        FILE* out = fopen((dir + "/mid_per_sm.csv").c_str(), "w");
-        if (!out) {
-            fprintf(stderr, "cannot write into %s\n", dir.c_str());
-            return 1;
-        }
-        fprintf(out, "kernel,elem,k,blocks_per_sm,sm,warps,load_mean,load_p90,store_wait_mean,store_wait_p90\n");
+        FILE* out = open_csv(dir, "mid_per_sm.csv",
+                             "kernel,elem,k,blocks_per_sm,sm,warps,load_mean,load_p90,store_wait_mean,store_wait_p90\n");
+        if (!out) return 1;
         printf("kernel,elem,k,smem,blocks_per_sm,timed_us,warps,load_mean,load_p10,load_p50,load_p90,load_p99,"
                "store_wait_mean,store_wait_p10,store_wait_p50,store_wait_p90,store_wait_p99,load_var_between_sms,"
                "store_wait_var_between_sms\n");
         uint64_t warps = (256ull << 20) / 4 / 32;
         uint32_t* smb;
         long long* cb;
-        CK(cudaMalloc(&smb, warps * 4));
-        CK(cudaMalloc(&cb, warps * 24));
+        alloc_records(warps, 3, &smb, &cb);
         float* f = (float*)buf;
         double* d = (double*)buf;
         for (int rep = 0; rep < 3; rep++) {
