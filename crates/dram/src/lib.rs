@@ -128,10 +128,12 @@ pub struct DramSpec {
     /// How an atom whose bytes are not all written reaches the DRAM.
     pub partial_write: PartialWrite,
     /// Bytes the controller writes as one unit (a power of two from
-    /// `access_bytes` to `group_bytes` and at most 128, one L2 line): a write-back that has only some
-    /// atoms of a unit to write still takes every atom's slot on the bus
-    /// and in the bank, the others masked (and not counted as written).
-    /// Default: `access_bytes` (each atom on its own).
+    /// `access_bytes` to `group_bytes` and at most 128, one L2 line): a
+    /// write-back that has only some atoms of a unit to write still takes
+    /// the slot on the bus and in the bank of every atom of it the cache
+    /// holds, the clean ones masked (and not counted as written); an atom
+    /// the cache does not hold takes none. Default: `access_bytes` (each
+    /// atom on its own).
     #[serde(default)]
     pub write_unit_bytes: Option<u32>,
     /// Extra bus time per access for in-band ECC, as a fraction (0 = none).
@@ -1493,20 +1495,36 @@ impl Dram {
 
     /// Writes back the atoms `dirty` (bit `i`: the `i`-th atom from `addr`)
     /// of the write unit at `addr` (`DramSpec::write_unit_bytes`, aligned),
-    /// `partial` of them only partly written, arriving at `now`. The unit's
-    /// other atoms take their slots too, masked: a unit costs the bus and
-    /// the bank the same whether one atom of it is dirty or all are; only
-    /// the dirty ones count as written. `last`: this unit ends the request
-    /// (see [`Dram::write`]). Returns when the controller has accepted it.
+    /// arriving at `now`. `partial`: the atoms the cache does not hold
+    /// whole (a dirty one only partly written, a clean one absent).
+    ///
+    /// The clean atoms the cache holds take their slots too, masked: a
+    /// unit held whole costs the bus and the bank the same whether one
+    /// atom of it is dirty or all are (`tools/measure/wshape`). A clean
+    /// atom the cache does not hold takes no slot: a dirty atom alone in
+    /// the cache goes as one atom (`tools/measure/l2src`, where a masked
+    /// slot beside every lone sector would need more than the pins'
+    /// peak). Only the dirty atoms count as written. `last`: this unit
+    /// ends the request (see [`Dram::write`]). Returns when the controller
+    /// has accepted it.
     pub fn write_unit(&mut self, addr: u64, dirty: u8, partial: u8, last: bool, now: u64) -> u64 {
         let a = self.spec.access_bytes as u64;
-        let n = (self.spec.write_unit() as u64 / a).max(1);
+        let n = (self.spec.write_unit() as u64 / a).clamp(1, 8);
         let rmw_mode = self.spec.partial_write == PartialWrite::ReadModifyWrite;
+        // The atoms that go: the dirty ones and the clean ones held.
+        let sent = (dirty | !partial) as u32 & ((1u32 << n) - 1);
+        if sent == 0 {
+            return now;
+        }
+        let final_atom = 31 - sent.leading_zeros() as u64;
         let mut accepted = now;
         for i in 0..n {
+            if sent >> i & 1 == 0 {
+                continue;
+            }
             let d = dirty >> i & 1 == 1;
             let rmw = d && rmw_mode && partial >> i & 1 == 1;
-            let close = last && i + 1 == n && self.spec.close_after_write;
+            let close = last && i == final_atom && self.spec.close_after_write;
             accepted = accepted.max(self.write_atom(addr + i * a, d, rmw, close, now));
         }
         accepted
@@ -1696,16 +1714,16 @@ mod tests {
             group_bytes: Some(256),
             ..spec()
         };
-        let bus_after = |dirty: u8| {
+        let bus_after = |dirty: u8, partial: u8| {
             let mut d = Dram::new(unit.clone());
             for u in 0..64u64 {
-                d.write_unit(u * 64 * 2 * 4, dirty, 0, true, 0);
+                d.write_unit(u * 64 * 2 * 4, dirty, partial, true, 0);
             }
             let end = d.drain(0);
             (d.stats().busy_ps, d.stats().bytes_written, end)
         };
-        let (lone, lone_bytes, lone_end) = bus_after(0b01);
-        let (pair, pair_bytes, pair_end) = bus_after(0b11);
+        let (lone, lone_bytes, lone_end) = bus_after(0b01, 0);
+        let (pair, pair_bytes, pair_end) = bus_after(0b11, 0);
         assert_eq!(lone, pair, "the same bus time");
         assert_eq!(lone_end, pair_end);
         assert_eq!((lone_bytes, pair_bytes), (64 * 32, 64 * 64));
@@ -1715,7 +1733,14 @@ mod tests {
             d.write(u * 64 * 2 * 4, 32, false, true, 0);
         }
         d.drain(0);
-        assert_eq!(2 * d.stats().busy_ps, pair);
+        let one = d.stats().busy_ps;
+        assert_eq!(2 * one, pair);
+        // A lone dirty atom whose neighbour the cache does not hold goes
+        // alone: the bus time of one atom, whichever of the two it is.
+        for (dirty, absent) in [(0b01, 0b10), (0b10, 0b01)] {
+            let (alone, alone_bytes, _) = bus_after(dirty, absent);
+            assert_eq!((alone, alone_bytes), (one, 64 * 32));
+        }
         for refused in [512, 256] {
             // Past the row, or past one L2 line (whose write-back sends
             // the units): refused, not written across the next line.
