@@ -18,7 +18,9 @@ tests/data/h200/corpus/:
   wshape.csv   tools/measure/wshape's one-thread-a-sector kernels over 1
                GiB by the sectors chosen in each line (ncu, cold): k_rw1
                (workloads/sector_mask.ron) and its loads alone, k_ro1
-               (workloads/sector_mask_ro.ron)
+               (workloads/sector_mask_ro.ron); the stores alone into lines
+               the L2 never held, k_st16 and k_st4
+               (workloads/sector_store.ron, results/third)
   misalign.csv tools/measure/misalign's parts of seed 002's offset kernel at
                256 MiB (ncu, cold: the median of three launches for the
                first set, one launch for the spread warps of the second;
@@ -220,6 +222,27 @@ def wshape():
                    "time_warm_ns": statistics.median(warm[(mode, mask)])}
             row.update({k2: m.get(k2) for k2 in METRICS})
             rows.append(row)
+    # The stores alone into lines the L2 never held (st16, st4) came in a
+    # third run (results/third), beside rw1 again.
+    run = f"{res}/third"
+    warm = {}
+    with open(f"{run}/time.csv") as f:
+        for line in f:
+            if line.startswith("TIME,"):
+                _, i, mode, mask, _, ms = line.strip().split(",")
+                warm.setdefault((mode, mask), []).append(float(ms) * 1e6)
+    cases, per = parse_ncu(f"{run}/ncu.csv")
+    for i, (idx, mode, mask, grid, block, rep) in enumerate(cases):
+        if mode not in ("st16", "st4"):
+            continue
+        k, f_, d = kfd[mask]
+        m = per[i]
+        w = 16 if mode == "st16" else 4
+        row = {"family": "sector_store", "params": f"nMB=1024;k={k};f={f_};d={d};w={w}",
+               "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
+               "time_warm_ns": statistics.median(warm[(mode, mask)])}
+        row.update({k2: m.get(k2) for k2 in METRICS})
+        rows.append(row)
     write("wshape.csv", rows)
 
 

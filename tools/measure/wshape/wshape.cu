@@ -28,18 +28,32 @@
 // `ro1` the same threads' loads alone (a store that never happens keeps
 // them: the buffer holds zeros).
 //
+// Two store-only modes (added for the third call) ask the same of lines
+// the L2 never held, where nothing fetched a kept sector's 64-byte
+// neighbour: `st16` writes each kept sector whole with two threads of 16
+// bytes (a warp instruction touches 16 sectors), `st4` the sector's first
+// word with one thread (a partly written sector, completed from DRAM; 32
+// sectors a warp instruction). If a lone dirty sector costs its 64-byte
+// unit whatever the L2 holds, mask 0101 takes as long as 1111 there, as it
+// does for `rw1`; if only the atoms the L2 holds take a slot, as long as
+// 0011.
+//
 // Build:  nvcc -O3 -arch=sm_90 -Xptxas -v -o wshape wshape.cu
 // Run:    ./wshape list          the cases, one per line
-//         ./wshape ncu [REPS]    every case launched REPS (1) times after
+//         ./wshape ncu [REPS] [MODES]
+//                                every case launched REPS (1) times after
 //                                its buffer is set to zero; kernels are
 //                                named k_*; meant to run under Nsight
 //                                Compute. Prints
 //                                "CASE,<index>,<mode>,<mask>,<grid>,<block>,<rep>"
 //                                before each launch.
-//         ./wshape time [REPS]   every case: REPS (5) batches of 10
+//         ./wshape time [REPS] [MODES]
+//                                every case: REPS (5) batches of 10
 //                                back-to-back launches timed with CUDA
 //                                events (after one untimed launch); prints
 //                                "TIME,<index>,<mode>,<mask>,<batch>,<ms per launch>"
+//         MODES: a comma-separated list (e.g. st16,st4,rw1): only the cases
+//         of those modes (every mode if absent); indices stay those of list
 
 #include <cuda_runtime.h>
 
@@ -92,6 +106,20 @@ __global__ void k_ro1(float *a, unsigned mask, unsigned per_line, float *out) {
     if (v == 12345.0f) out[0] = v;
 }
 
+// Two threads per kept sector, 16 bytes each: the sector written whole,
+// nothing read.
+__global__ void k_st16(float4 *a, unsigned mask, unsigned per_line) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned i = idx(t << 2, mask, per_line);  // the sector's first or fifth word
+    a[i >> 2] = make_float4(1.5f, 1.5f, 1.5f, 1.5f);
+}
+
+// One thread per kept sector: its first word stored, nothing read.
+__global__ void k_st4(float *a, unsigned mask, unsigned per_line) {
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    a[idx(t << 3, mask, per_line)] = 1.5f;
+}
+
 struct Case {
     std::string mode;
     unsigned mask;
@@ -101,6 +129,8 @@ static std::vector<Case> cases() {
     std::vector<Case> v;
     for (const char *mode : {"wo", "rw", "rw1", "ro1"})
         for (unsigned mask : {0xFu, 0x3u, 0x5u, 0x6u, 0x1u, 0x9u}) v.push_back({mode, mask});
+    for (const char *mode : {"st16", "st4"})
+        for (unsigned mask : {0xFu, 0x3u, 0x5u, 0x1u}) v.push_back({mode, mask});
     return v;
 }
 
@@ -110,7 +140,10 @@ static void bits(unsigned mask, char *out) {
 }
 
 // Threads per kept sector.
-static unsigned per_sector(const Case &c) { return c.mode == "rw1" || c.mode == "ro1" ? 1 : 8; }
+static unsigned per_sector(const Case &c) {
+    if (c.mode == "st16") return 2;
+    return c.mode == "rw1" || c.mode == "ro1" || c.mode == "st4" ? 1 : 8;
+}
 
 static unsigned grid_of(const Case &c) {
     return (unsigned)((uint64_t)LINES * __builtin_popcount(c.mask) * per_sector(c) / 256);
@@ -124,6 +157,10 @@ static void launch(const Case &c, float *a) {
         k_rw<<<grid, block>>>(a, c.mask, per_line);
     else if (c.mode == "rw1")
         k_rw1<<<grid, block>>>(a, c.mask, per_line);
+    else if (c.mode == "st16")
+        k_st16<<<grid, block>>>((float4 *)a, c.mask, per_line);
+    else if (c.mode == "st4")
+        k_st4<<<grid, block>>>(a, c.mask, per_line);
     else
         k_ro1<<<grid, block>>>(a, c.mask, per_line, a + BYTES / 4 - 1);
 }
@@ -140,9 +177,11 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode != "ncu" && mode != "time") {
-        fprintf(stderr, "usage: wshape list | ncu [REPS] | time [REPS]\n");
+        fprintf(stderr, "usage: wshape list | ncu [REPS] [MODES] | time [REPS] [MODES]\n");
         return 2;
     }
+    // The modes to run: ",st16,st4," matches ",st4,".
+    std::string only = argc > 3 ? "," + std::string(argv[3]) + "," : "";
     float *a;
     CK(cudaMalloc(&a, BYTES));
     int reps = argc > 2 ? atoi(argv[2]) : (mode == "ncu" ? 1 : 5);
@@ -151,6 +190,7 @@ int main(int argc, char **argv) {
     CK(cudaEventCreate(&e1));
     for (size_t i = 0; i < all.size(); i++) {
         const Case &c = all[i];
+        if (!only.empty() && only.find("," + c.mode + ",") == std::string::npos) continue;
         bits(c.mask, m);
         unsigned grid = grid_of(c);
         if (mode == "ncu") {
