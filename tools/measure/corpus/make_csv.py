@@ -202,9 +202,15 @@ def wshape():
     kfd = {"1111": (4, 0, 1), "0011": (2, 0, 1), "0101": (2, 0, 2), "0110": (2, 1, 1),
            "0001": (1, 0, 1), "1001": (2, 0, 3)}
     res = "tools/measure/wshape/results"
+    # (run, mode kept -> its family and the workload's extra parameters).
+    # The loads alone (ro1) were added in a second run (results/second),
+    # the stores alone into lines the L2 never held (st16, st4) in a third
+    # (results/third, beside rw1 again).
+    runs = ((res, {"rw1": ("sector_mask", "")}),
+            (f"{res}/second", {"ro1": ("sector_mask_ro", "")}),
+            (f"{res}/third", {"st16": ("sector_store", ";w=16"), "st4": ("sector_store", ";w=4")}))
     rows = []
-    # The loads alone (ro1) were added in a second run (results/second).
-    for run, mode_kept, family in ((res, "rw1", "sector_mask"), (f"{res}/second", "ro1", "sector_mask_ro")):
+    for run, kept in runs:
         warm = {}
         with open(f"{run}/time.csv") as f:
             for line in f:
@@ -213,36 +219,16 @@ def wshape():
                     warm.setdefault((mode, mask), []).append(float(ms) * 1e6)
         cases, per = parse_ncu(f"{run}/ncu.csv")
         for i, (idx, mode, mask, grid, block, rep) in enumerate(cases):
-            if mode != mode_kept:
+            if mode not in kept:
                 continue
+            family, extra = kept[mode]
             k, f_, d = kfd[mask]
             m = per[i]
-            row = {"family": family, "params": f"nMB=1024;k={k};f={f_};d={d}",
+            row = {"family": family, "params": f"nMB=1024;k={k};f={f_};d={d}{extra}",
                    "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
                    "time_warm_ns": statistics.median(warm[(mode, mask)])}
             row.update({k2: m.get(k2) for k2 in METRICS})
             rows.append(row)
-    # The stores alone into lines the L2 never held (st16, st4) came in a
-    # third run (results/third), beside rw1 again.
-    run = f"{res}/third"
-    warm = {}
-    with open(f"{run}/time.csv") as f:
-        for line in f:
-            if line.startswith("TIME,"):
-                _, i, mode, mask, _, ms = line.strip().split(",")
-                warm.setdefault((mode, mask), []).append(float(ms) * 1e6)
-    cases, per = parse_ncu(f"{run}/ncu.csv")
-    for i, (idx, mode, mask, grid, block, rep) in enumerate(cases):
-        if mode not in ("st16", "st4"):
-            continue
-        k, f_, d = kfd[mask]
-        m = per[i]
-        w = 16 if mode == "st16" else 4
-        row = {"family": "sector_store", "params": f"nMB=1024;k={k};f={f_};d={d};w={w}",
-               "time_ns": m["gpu__time_duration.sum"], "time_source": "ncu_cold",
-               "time_warm_ns": statistics.median(warm[(mode, mask)])}
-        row.update({k2: m.get(k2) for k2 in METRICS})
-        rows.append(row)
     write("wshape.csv", rows)
 
 
