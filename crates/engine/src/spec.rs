@@ -622,7 +622,7 @@ impl DeviceSpec {
                 1e-3,
                 1024.0,
             ),
-            // Pools of entries count their holders in 16 bits.
+            // Pools of entries have at most `timing::MAX_ENTRIES`.
             (
                 "sm.max_pending_lines",
                 sm.max_pending_lines as f64,

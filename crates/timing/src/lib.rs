@@ -403,19 +403,39 @@ fn first_below<T: Copy + PartialOrd>(h: &[T], k: T) -> usize {
 /// with [`Calendar`], requests booked out of time order (one far ahead,
 /// then one ready sooner) do not wait behind each other: the earlier one
 /// uses the entries that are free at its own time.
+///
+/// A hold spans many intervals (a line's whole trip to memory and back:
+/// 50 to 200 on average in the C1060 and H200 stride runs), but a request
+/// looks at the intervals near its own time, mostly finding room in the
+/// first. So the intervals up to the furthest one an acquisition has
+/// reached keep their count of holders, and those after keep only how the
+/// count changes from the one before: a release adds one to the counts it
+/// covers there, and marks where it starts and ends past them, whatever
+/// its length. An interval's changes are added into its count once, when
+/// an acquisition first reaches it ([`Pool::free_at`], which changes
+/// nothing, adds them up as it goes). The answers are those of a count
+/// kept for every interval.
 #[derive(Debug, Clone)]
 pub struct Pool {
     bucket_ps: u64,
     by_bucket: Divisor,
-    k: u16,
+    k: u32,
     start: u64,
     /// Every interval before this one is full.
     first_open: u64,
-    /// Holders of each interval from `start` on, counted up to
-    /// [`MAX_ENTRIES`] (an interval with that many is full whatever the
-    /// pool's size): half the memory of wider counts, and twice as many
-    /// counted per host instruction.
-    holders: Window<u16>,
+    /// One entry for each interval from `start` on: before `counted`, its
+    /// holders; from `counted` on, its holders less those of the interval
+    /// before, by the holds not yet counted. 32 bits, wrapping, as a
+    /// change may be negative and a count pass [`MAX_ENTRIES`]: the counts
+    /// are exact while fewer than 2^32 holds cover one interval (which
+    /// takes as many releases), so one with [`MAX_ENTRIES`] or more is
+    /// full whatever the pool's size.
+    held: Window<u32>,
+    /// How many of `held`'s entries are counts.
+    counted: usize,
+    /// The holders, by holds not yet counted, of the interval just before
+    /// `counted`: what its first change adds to.
+    carry: u32,
     /// Sum over acquisitions of the time spent waiting for an entry, ps.
     wait_ps: u64,
 }
@@ -431,10 +451,12 @@ impl Pool {
         Pool {
             bucket_ps: bucket_ps.max(1),
             by_bucket: Divisor::new(bucket_ps),
-            k: k.clamp(1, MAX_ENTRIES) as u16,
+            k: k.clamp(1, MAX_ENTRIES),
             start: 0,
             first_open: 0,
-            holders: Window::default(),
+            held: Window::default(),
+            counted: 0,
+            carry: 0,
             wait_ps: 0,
         }
     }
@@ -443,7 +465,9 @@ impl Pool {
     /// holds it (`t`, or later if every entry is held then). Each acquire
     /// is followed by one [`Pool::release`] with the time returned here.
     pub fn acquire(&mut self, t: u64) -> u64 {
-        let at = self.free_at(t);
+        let i = self.first_to_look_at(t);
+        let free = self.count_to_open(i);
+        let at = t.max((self.start + free as u64) * self.bucket_ps);
         self.wait_ps += at - t;
         at
     }
@@ -451,10 +475,91 @@ impl Pool {
     /// The first time at or after `t` at which an entry is free: what
     /// [`Pool::acquire`] would return, without taking it.
     pub fn free_at(&self, t: u64) -> u64 {
-        let from = self.by_bucket.div(t).max(self.start).max(self.first_open);
-        let k = (from - self.start) as usize;
-        let free = k + first_below(self.holders.get(k..).unwrap_or(&[]), self.k);
+        let i = self.first_to_look_at(t);
+        let free = self.open_from(i);
         t.max((self.start + free as u64) * self.bucket_ps)
+    }
+
+    /// The interval (from `start`) where a request ready at `t` starts
+    /// looking for an entry.
+    #[inline]
+    fn first_to_look_at(&self, t: u64) -> usize {
+        let from = self.by_bucket.div(t).max(self.start).max(self.first_open);
+        (from - self.start) as usize
+    }
+
+    /// Whether interval `i` (from `start`) is counted and has room: most
+    /// requests find an entry at once.
+    #[inline]
+    fn counted_open(&self, i: usize) -> bool {
+        i < self.counted && self.held[i] < self.k
+    }
+
+    /// The first interval at or after `i` (from `start`) with fewer than
+    /// `k` holders, adding up the changes past the counted intervals as it
+    /// goes (without keeping the sums: [`Pool::count_to_open`] does).
+    #[inline]
+    fn open_from(&self, i: usize) -> usize {
+        if self.counted_open(i) {
+            return i;
+        }
+        self.open_from_full(i)
+    }
+
+    /// [`Pool::open_from`] where interval `i` is full or not counted.
+    fn open_from_full(&self, i: usize) -> usize {
+        let (h, m) = (self.held.slice(), self.counted);
+        if i < m {
+            let f = i + first_below(&h[i..m], self.k);
+            if f < m {
+                return f;
+            }
+        }
+        let mut n = self.carry;
+        for (j, &d) in h.iter().enumerate().skip(m) {
+            n = n.wrapping_add(d);
+            if j >= i && n < self.k {
+                return j;
+            }
+        }
+        // None held past the last change.
+        i.max(h.len())
+    }
+
+    /// [`Pool::open_from`], keeping the counts of the intervals it passes.
+    #[inline]
+    fn count_to_open(&mut self, i: usize) -> usize {
+        if self.counted_open(i) {
+            return i;
+        }
+        self.count_to_open_full(i)
+    }
+
+    /// [`Pool::count_to_open`] where interval `i` is full or not counted.
+    fn count_to_open_full(&mut self, i: usize) -> usize {
+        let m = self.counted;
+        if i < m {
+            let f = i + first_below(&self.held[i..m], self.k);
+            if f < m {
+                return f;
+            }
+        }
+        let h = self.held.slice_mut();
+        let (mut n, mut j) = (self.carry, m);
+        let free = loop {
+            let Some(d) = h.get_mut(j) else {
+                // None held past the last change.
+                break i.max(j);
+            };
+            n = n.wrapping_add(*d);
+            *d = n;
+            j += 1;
+            if j > i && n < self.k {
+                break j - 1;
+            }
+        };
+        (self.counted, self.carry) = (j, n);
+        free
     }
 
     /// Counts `ps` of waiting for an entry that the sender spent before
@@ -473,28 +578,53 @@ impl Pool {
             (self.by_bucket.div(from) - self.start) as usize,
             (self.by_bucket.div(to - 1) - self.start) as usize,
         );
-        self.holders.ensure(k1 + 1);
-        for n in &mut self.holders.slice_mut()[k0..=k1] {
-            *n = n.saturating_add(1);
+        let m = self.counted;
+        if k1 < m {
+            for n in &mut self.held.slice_mut()[k0..=k1] {
+                *n = n.wrapping_add(1);
+            }
+        } else {
+            // The counted intervals it covers, then one more holder from
+            // the first interval not counted (or its own first) up to its
+            // last.
+            self.held.ensure(k1 + 2);
+            let h = self.held.slice_mut();
+            for n in &mut h[k0.min(m)..m] {
+                *n = n.wrapping_add(1);
+            }
+            h[k0.max(m)] = h[k0.max(m)].wrapping_add(1);
+            h[k1 + 1] = h[k1 + 1].wrapping_sub(1);
         }
         let f0 = (self.first_open - self.start) as usize;
-        let h = self.holders.slice();
-        if h.get(f0).is_some_and(|&n| n >= self.k) {
-            let f = f0 + first_below(&h[f0..], self.k);
-            self.first_open = self.start + f as u64;
+        if f0 < self.held.len() {
+            self.first_open = self.start + self.count_to_open(f0) as u64;
         }
     }
 
     /// Forgets intervals that end before `t` (requests earlier than that
     /// are then placed at the oldest interval kept).
     pub fn advance(&mut self, t: u64) {
-        forget_before(&mut self.holders, &mut self.start, self.by_bucket.div(t));
+        // The interval just before the one holding `t` is kept.
+        let start = self.start.max(self.by_bucket.div(t).saturating_sub(1));
+        let n = ((start - self.start) as usize).min(self.held.len());
+        if n > self.counted {
+            // The changes of forgotten intervals not counted still hold
+            // for those kept.
+            let d = self.held[self.counted..n]
+                .iter()
+                .fold(0u32, |s, &d| s.wrapping_add(d));
+            self.carry = self.carry.wrapping_add(d);
+            self.counted = n;
+        }
+        self.held.drop_front(n);
+        self.counted -= n;
+        self.start = start;
         self.first_open = self.first_open.max(self.start);
     }
 
     /// Number of entries.
     pub fn size(&self) -> u32 {
-        self.k as u32
+        self.k
     }
 
     /// Total time requests waited for an entry, ps.
@@ -535,6 +665,97 @@ pub fn prefetch_range<T>(slice: &[T]) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The pool as it was before it kept changes past the intervals
+    /// looked at: a count of holders for every interval, each release
+    /// adding to every interval it covers. The reference that
+    /// [`Pool`]'s answers are checked against.
+    #[derive(Debug, Clone)]
+    struct PlainPool {
+        bucket_ps: u64,
+        k: u16,
+        start: u64,
+        first_open: u64,
+        holders: Window<u16>,
+        wait_ps: u64,
+    }
+
+    impl PlainPool {
+        fn new(k: u32, bucket_ps: u64) -> PlainPool {
+            PlainPool {
+                bucket_ps: bucket_ps.max(1),
+                k: k.clamp(1, MAX_ENTRIES) as u16,
+                start: 0,
+                first_open: 0,
+                holders: Window::default(),
+                wait_ps: 0,
+            }
+        }
+
+        fn acquire(&mut self, t: u64) -> u64 {
+            let at = self.free_at(t);
+            self.wait_ps += at - t;
+            at
+        }
+
+        fn free_at(&self, t: u64) -> u64 {
+            let from = (t / self.bucket_ps).max(self.start).max(self.first_open);
+            let k = (from - self.start) as usize;
+            let free = k + first_below(self.holders.get(k..).unwrap_or(&[]), self.k);
+            t.max((self.start + free as u64) * self.bucket_ps)
+        }
+
+        fn release(&mut self, from: u64, to: u64) {
+            let b = self.bucket_ps;
+            let from = from.max(self.start * b);
+            let to = to.max(from + 1);
+            let (k0, k1) = (
+                (from / b - self.start) as usize,
+                ((to - 1) / b - self.start) as usize,
+            );
+            self.holders.ensure(k1 + 1);
+            for n in &mut self.holders.slice_mut()[k0..=k1] {
+                *n = n.saturating_add(1);
+            }
+            let f0 = (self.first_open - self.start) as usize;
+            let h = self.holders.slice();
+            if h.get(f0).is_some_and(|&n| n >= self.k) {
+                let f = f0 + first_below(&h[f0..], self.k);
+                self.first_open = self.start + f as u64;
+            }
+        }
+
+        fn advance(&mut self, t: u64) {
+            forget_before(&mut self.holders, &mut self.start, t / self.bucket_ps);
+            self.first_open = self.first_open.max(self.start);
+        }
+    }
+
+    /// One step of a pool's use, for [`pool_answers_as_the_plain_pool`]:
+    /// times are offsets from a moving "now", so that requests arrive both
+    /// in and out of time order and the pool forgets intervals as they
+    /// pass.
+    #[derive(Debug, Clone)]
+    enum PoolStep {
+        /// Acquire at now + the offset, release after the hold.
+        Hold(u64, u64),
+        /// Acquire at now + the offset; the release comes `n` steps later
+        /// (or at the end).
+        Late(u64, u64, usize),
+        /// Ask when an entry is free at now + the offset.
+        FreeAt(u64),
+        /// Move now forward and forget the intervals before it.
+        Advance(u64),
+    }
+
+    fn pool_step() -> impl Strategy<Value = PoolStep> {
+        prop_oneof![
+            4 => (0u64..3000, 1u64..2000).prop_map(|(t, d)| PoolStep::Hold(t, d)),
+            2 => (0u64..3000, 1u64..5000, 0usize..20).prop_map(|(t, d, n)| PoolStep::Late(t, d, n)),
+            2 => (0u64..4000).prop_map(PoolStep::FreeAt),
+            1 => (0u64..1500).prop_map(PoolStep::Advance),
+        ]
+    }
 
     #[test]
     fn calendar_streams_at_its_peak() {
@@ -610,6 +831,32 @@ mod tests {
         assert_eq!(p.free_at(0), 100);
         assert_eq!(p.free_at(55), 100);
         assert_eq!(p.free_at(100), 100);
+    }
+
+    /// Beyond the largest count, intervals counted and intervals not yet
+    /// counted answer as the plain pool's saturated counts do.
+    #[test]
+    fn pool_past_its_largest_count_answers_as_the_plain_pool() {
+        let (mut p, mut plain) = (Pool::new(MAX_ENTRIES, 10), PlainPool::new(MAX_ENTRIES, 10));
+        // An acquisition at 50 ps counts the intervals up to its own.
+        for (from, to) in [(0, 60), (50, 60)] {
+            assert_eq!(p.acquire(from), plain.acquire(from));
+            p.release(from, to);
+            plain.release(from, to);
+        }
+        assert_eq!(p.counted, 6);
+        for _ in 0..MAX_ENTRIES as u64 + 5 {
+            // Over intervals 0-5, counted, and 6-9, not yet.
+            p.release(0, 100);
+            plain.release(0, 100);
+        }
+        for t in (0..200).step_by(5) {
+            assert_eq!(p.free_at(t), plain.free_at(t), "{t}");
+        }
+        for t in [0, 30, 70, 120] {
+            assert_eq!(p.acquire(t), plain.acquire(t), "{t}");
+        }
+        assert_eq!(p.wait_ps(), plain.wait_ps);
     }
 
     /// Divisors with a path of their own (1, powers of two) and the
@@ -711,6 +958,65 @@ mod tests {
         fn first_below_is_the_plain_scan(h in prop::collection::vec(0u16..6, 0..80), k in 0u16..7) {
             let plain = h.iter().take_while(|&&n| n >= k).count();
             prop_assert_eq!(first_below(&h, k), plain);
+        }
+
+        /// The pool gives the answers of the plain one (a count for every
+        /// interval) whatever the order of requests, their holds, and the
+        /// intervals forgotten: the same times, the same waits.
+        #[test]
+        fn pool_answers_as_the_plain_pool(steps in prop::collection::vec(pool_step(), 1..300),
+                                          k in 1u32..12, bucket in 1u64..300, back in 0u64..2000) {
+            let (mut p, mut plain) = (Pool::new(k, bucket), PlainPool::new(k, bucket));
+            let mut now = 0;
+            let mut late: Vec<(usize, u64, u64)> = Vec::new();
+            for (n, step) in steps.into_iter().enumerate() {
+                // Releases whose time has come, in the order they were due.
+                while let Some(i) = late.iter().position(|&(due, _, _)| due <= n) {
+                    let (_, at, end) = late.remove(i);
+                    p.release(at, end);
+                    plain.release(at, end);
+                }
+                match step {
+                    PoolStep::Hold(dt, hold) | PoolStep::Late(dt, hold, 0) => {
+                        // Some requests come from before the intervals kept.
+                        let t = (now + dt).saturating_sub(back);
+                        let at = p.acquire(t);
+                        prop_assert_eq!(at, plain.acquire(t));
+                        p.release(at, at + hold);
+                        plain.release(at, at + hold);
+                    }
+                    PoolStep::Late(dt, hold, after) => {
+                        let t = now + dt;
+                        let at = p.acquire(t);
+                        prop_assert_eq!(at, plain.acquire(t));
+                        late.push((n + after, at, at + hold));
+                    }
+                    PoolStep::FreeAt(dt) => {
+                        let t = (now + dt).saturating_sub(back);
+                        prop_assert_eq!(p.free_at(t), plain.free_at(t));
+                    }
+                    PoolStep::Advance(dt) => {
+                        now += dt;
+                        p.advance(now);
+                        plain.advance(now);
+                    }
+                }
+                prop_assert_eq!(p.first_open, plain.first_open);
+                prop_assert_eq!(p.start, plain.start);
+                // The intervals counted hold the plain pool's counts.
+                for (j, &n) in p.held[..p.counted].iter().enumerate() {
+                    let plain_n = plain.holders.get(j).copied().unwrap_or(0);
+                    prop_assert!(n == plain_n as u32 || (plain_n == u16::MAX && n > plain_n as u32));
+                }
+                prop_assert_eq!(p.wait_ps(), plain.wait_ps);
+            }
+            for (_, at, end) in late {
+                p.release(at, end);
+                plain.release(at, end);
+            }
+            for t in (now.saturating_sub(back)..now + 8000).step_by(97) {
+                prop_assert_eq!(p.free_at(t), plain.free_at(t));
+            }
         }
 
         /// At no time do more than k requests hold entries of a pool of k.
