@@ -450,31 +450,30 @@ impl Op {
             .expect("a wide booking is in its bank's table")
     }
 
+    /// A time kept as a span `back` before the end, or, for a wide
+    /// booking, the field `whole` of its table entry.
+    #[inline]
+    fn before_end(&self, wide: &[Wide], back: u32, whole: impl Fn(&Wide) -> u64) -> u64 {
+        if self.flag(Op::WIDE) {
+            whole(self.wide(wide))
+        } else {
+            self.end - back as u64
+        }
+    }
+
     #[inline]
     fn begin(&self, wide: &[Wide]) -> u64 {
-        if self.flag(Op::WIDE) {
-            self.wide(wide).begin
-        } else {
-            self.end - self.begin as u64
-        }
+        self.before_end(wide, self.begin, |w| w.begin)
     }
 
     #[inline]
     fn arrived(&self, wide: &[Wide]) -> u64 {
-        if self.flag(Op::WIDE) {
-            self.wide(wide).arrived
-        } else {
-            self.end - self.arrived as u64
-        }
+        self.before_end(wide, self.arrived, |w| w.arrived)
     }
 
     #[inline]
     fn act(&self, wide: &[Wide]) -> u64 {
-        if self.flag(Op::WIDE) {
-            self.wide(wide).act
-        } else {
-            self.end - self.act as u64
-        }
+        self.before_end(wide, self.act, |w| w.act)
     }
 
     #[inline]
