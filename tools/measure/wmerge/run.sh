@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds and runs wmerge.cu on an H200.
+#
+# Usage: tools/measure/wmerge/run.sh [OUTDIR]   (default $OUT, else out/ beside this script)
+# Writes: env.txt (date, nvidia-smi, versions, ptxas report, the measured
+#         kernels' stores in SASS), check.txt, ncu.csv (raw ncu --csv, one cold
+#         launch per case, --cache-control all, with the program's CASE lines).
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
+measure_ncu_h200 wmerge "${1:-}"
+cuobjdump -sass "$BIN" | grep -E "Function|STG|BRA|EXIT" | head -80 >>"$ENV"
+timeout 120 "$BIN" check >"$OUTDIR/check.txt" 2>&1
+tail -1 "$OUTDIR/check.txt"
+M="gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+M="$M,l1tex__m_l1tex2xbar_write_sectors.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_write.sum"
+M="$M,dram__bytes_write.sum,sm__cycles_active.avg"
+echo "metrics: $M" | tee -a "$ENV"
+timeout 480 "$NCU" --clock-control none --cache-control all --print-units base --csv \
+    --kernel-name regex:^m_ --metrics "$M" "$BIN" >"$OUTDIR/ncu.csv" 2>&1
+echo "ncu rc=$? rows: $(grep -c gpu__time_duration "$OUTDIR/ncu.csv") cases: $(grep -c ^CASE "$OUTDIR/ncu.csv")"
+grep -v '^"' "$OUTDIR/ncu.csv" | grep -v ^CASE | head -5
