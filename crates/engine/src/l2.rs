@@ -524,6 +524,29 @@ impl L2 {
         }
     }
 
+    /// Adds `bytes` of `sectors` to `line` in its home slice, where a
+    /// store the SM's L1 merged into one sent before carries them (see
+    /// [`crate::spec::StoreMerge`]): no write sector of its own, and no
+    /// time on the write path. Returns when the slice has taken them
+    /// (`t`, or later where the line's sectors becoming whole, or not,
+    /// moves the slice's dirty-line limits), or `None` where the slice no
+    /// longer holds the line.
+    pub fn merge(
+        &mut self,
+        line: u64,
+        sectors: u8,
+        bytes: [u32; 4],
+        t: u64,
+        mem: &mut Dram,
+    ) -> Option<u64> {
+        let home = self.slice_of(line);
+        self.slices[home].dirty_state(line)?;
+        let w = self.slices[home].write_tracked(line, sectors, bytes, t);
+        let was = w.before.map_or(0, |b| b.dirty);
+        self.dirty_sectors += (w.now.dirty & !was).count_ones() as u64;
+        Some(self.limit_dirty(home, line, w.before, w.now, t, mem))
+    }
+
     /// The calendar that writes into slice `k`'s data array.
     fn write_port(&mut self, k: usize) -> &mut Calendar {
         match &mut self.write_ports {

@@ -19,7 +19,7 @@ pub use sample::Sampling;
 pub use sim::{
     Bottlenecks, LoadSite, Outcome, SampleInfo, SimError, Simulation, SmShare, LATENCY_BIN_CYCLES,
 };
-pub use spec::{DeviceSpec, RegisterAllocation, RegisterGranularity, ReplyOrder};
+pub use spec::{DeviceSpec, RegisterAllocation, RegisterGranularity, ReplyOrder, StoreMerge};
 pub use workload::{Point, Workload};
 
 use rayon::prelude::*;

@@ -68,6 +68,33 @@ struct Slot {
     replay: Option<Replay>,
     /// Held back with its SM's other [`Waiters`].
     waiting_room: bool,
+    /// The run of stores its last memory instruction began, still open
+    /// ([`crate::spec::StoreMerge`]).
+    run: Option<Run>,
+}
+
+/// A run of one warp's stores that the L1 merges: the line requests of
+/// the store that began it (at most [`crate::spec::StoreMerge::run_sectors`]
+/// sectors, so at most 32 lines), under a number that tells it from the
+/// warp's earlier runs.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    id: u32,
+    n: u8,
+    lines: [(u64, u8); 32],
+}
+
+impl Run {
+    /// Whether every sector of `lines` is one the run writes.
+    fn covers(&self, lines: &[LineRequest]) -> bool {
+        let mine = &self.lines[..self.n as usize];
+        lines.iter().all(|r| {
+            r.size == 32
+                && mine
+                    .iter()
+                    .any(|&(l, s)| l == r.line && r.sectors & !s == 0)
+        })
+    }
 }
 
 /// The warps of one SM whose global access waits for room in the LSU or
@@ -297,6 +324,11 @@ pub struct Simulation<'a> {
     heap: Events,
     scratch: Scratch,
     lines: Vec<LineRequest>,
+    /// The SMs' open runs of merged stores, oldest first: (warp, run,
+    /// sectors); and the sectors of those still open, per SM.
+    runs: Vec<std::collections::VecDeque<(u32, u32, u32)>>,
+    runs_open: Vec<u32>,
+    next_run: u32,
     /// The coalescer's results by lane pattern.
     memo: lsu::Memo,
     /// The bytes a store instruction writes, per line.
@@ -767,6 +799,9 @@ impl<'a> Simulation<'a> {
             heap: Events::default(),
             scratch: Scratch::default(),
             lines: Vec::with_capacity(64),
+            runs: vec![Default::default(); dev.sm.count as usize],
+            runs_open: vec![0; dev.sm.count as usize],
+            next_run: 0,
             memo: lsu::Memo::new(),
             written: Vec::with_capacity(32),
             cycle,
@@ -1328,9 +1363,11 @@ impl<'a> Simulation<'a> {
                             None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
                         };
                         let issued = self.sms[s.sm as usize].issue(t);
+                        self.close_run(id);
                         return self.arrive(id, pc, issued);
                     }
                     Step::Done => {
+                        self.close_run(id);
                         let s = &mut self.slots[id as usize];
                         s.done = true;
                         let at = t.max(s.last_load);
@@ -1429,12 +1466,35 @@ impl<'a> Simulation<'a> {
     fn memory(&mut self, id: u32, a: &WarpAccess, t: u64) -> u64 {
         let sm_i = self.slots[id as usize].sm as usize;
         if a.space == MemSpace::Shared {
+            self.close_run(id);
             return self.shared(id, sm_i, a, t);
         }
         let mut lines = std::mem::take(&mut self.lines);
         let (is_load, rule) = coalesce_memo(self.dev, a, &mut lines, &mut self.memo);
         count_instruction(&mut self.counters, is_load, &lines);
         let issue = self.sms[sm_i].issue_mem(t);
+        // A store the L1 merges into its warp's open run.
+        let merge = self
+            .dev
+            .sm
+            .store_merge
+            .filter(|_| rule == Rule::Sectors && self.l2.is_some());
+        if let Some(m) = merge {
+            let joins = !is_load
+                && self.slots[id as usize]
+                    .run
+                    .is_some_and(|r| r.covers(&lines));
+            if joins {
+                let next = self.merge_store(sm_i, a, &lines, issue);
+                self.lines = lines;
+                return next;
+            }
+            self.close_run(id);
+            let n: u32 = lines.iter().map(|r| r.sectors.count_ones()).sum();
+            if !is_load && n <= m.run_sectors && lines.len() <= 32 && n > 0 {
+                self.open_run(id, sm_i, &lines, n, m.open_sectors);
+            }
+        }
         let l1_caches = is_load
             && !a.l2_only
             && self.dev.l1.is_some()
@@ -1502,6 +1562,82 @@ impl<'a> Simulation<'a> {
             // The warp goes on; the kernel waits for the acknowledgement.
             self.end = self.end.max(done);
         }
+        self.sms[sm_i].next_issue(issue)
+    }
+
+    /// Closes warp `id`'s open run of merged stores, if any.
+    fn close_run(&mut self, id: u32) {
+        if let Some(r) = self.slots[id as usize].run.take() {
+            let sm_i = self.slots[id as usize].sm as usize;
+            let n: u32 = r.lines[..r.n as usize]
+                .iter()
+                .map(|&(_, s)| s.count_ones())
+                .sum();
+            self.runs_open[sm_i] -= n;
+        }
+    }
+
+    /// Warp `id`'s store of `lines` (`n` sectors) begins a run on SM
+    /// `sm_i`; the SM's oldest runs close while more than `cap` sectors
+    /// are open.
+    fn open_run(&mut self, id: u32, sm_i: usize, lines: &[LineRequest], n: u32, cap: u32) {
+        let mut run = Run {
+            id: self.next_run,
+            n: lines.len() as u8,
+            lines: [(0, 0); 32],
+        };
+        self.next_run = self.next_run.wrapping_add(1);
+        for (k, r) in lines.iter().enumerate() {
+            run.lines[k] = (r.line, r.sectors);
+        }
+        self.slots[id as usize].run = Some(run);
+        self.runs[sm_i].push_back((id, run.id, n));
+        self.runs_open[sm_i] += n;
+        // Oldest first; entries of runs already closed go as they come.
+        while let Some(&(w, r, _)) = self.runs[sm_i].front() {
+            let open = self.slots[w as usize].run.is_some_and(|x| x.id == r);
+            if open && self.runs_open[sm_i] <= cap {
+                break;
+            }
+            self.runs[sm_i].pop_front();
+            if open {
+                self.close_run(w);
+            }
+        }
+    }
+
+    /// A store instruction issued at `issue` whose every sector is in its
+    /// warp's open run: its bytes join the run's in the L2 (sent as a store of its own only
+    /// where the L2 no longer holds the line). Returns when the warp may
+    /// issue again.
+    fn merge_store(
+        &mut self,
+        sm_i: usize,
+        a: &WarpAccess,
+        lines: &[LineRequest],
+        issue: u64,
+    ) -> u64 {
+        let mut written = std::mem::take(&mut self.written);
+        written_lines(a.width, a.mask, &a.addrs, &mut written);
+        for r in lines {
+            let bytes = written
+                .iter()
+                .find(|w| w.0 == r.line)
+                .map_or([0; 4], |w| w.1);
+            // Its tag lookup overlaps the run's data, which left with the
+            // run's first store: it takes no slot of its own.
+            let at = issue;
+            let merged = self
+                .l2
+                .as_mut()
+                .and_then(|l2| l2.merge(r.line, r.sectors, bytes, at, &mut self.dram));
+            let done = match merged {
+                Some(done) => done,
+                None => self.store_line(sm_i, r, bytes, at),
+            };
+            self.end = self.end.max(done);
+        }
+        self.written = written;
         self.sms[sm_i].next_issue(issue)
     }
 
@@ -2063,6 +2199,56 @@ mod tests {
         Simulation::new(dev, &inst.program, 8)
             .run_outcome()
             .unwrap()
+    }
+
+    /// L2 write sectors over L1 store sectors of `stmts` (blocks of 256
+    /// over 2 MiB) on the H200, with the L1's store merging (`sm.store_merge`
+    /// as `tools/measure/wmerge` measured it) or without.
+    fn l2_over_l1_stores(stmts: &str, merge: bool) -> f64 {
+        l2_over_l1_stores_open(stmts, merge.then_some(256))
+    }
+
+    /// [`l2_over_l1_stores`] with `open` sectors of runs an SM holds.
+    fn l2_over_l1_stores_open(stmts: &str, open: Option<u32>) -> f64 {
+        let mut dev = h200();
+        dev.sm.store_merge = open.map(|open_sectors| crate::spec::StoreMerge {
+            run_sectors: 16,
+            open_sectors,
+        });
+        let o = one_statement(&dev, "2097152", "256", stmts);
+        let c = &o.counters;
+        c.l2_write_sectors as f64 / c.sectors_st as f64
+    }
+
+    #[test]
+    fn a_warps_back_to_back_stores_to_its_sectors_leave_the_sm_as_one() {
+        let pair = r#"Let("t", "blockIdx.x * 256 + threadIdx.x"),
+            Store(buf: "a", index: "t * 2", width: "4"),
+            Store(buf: "a", index: "t * 2 + 1", width: "4")"#;
+        assert_eq!(l2_over_l1_stores(pair, false), 1.0);
+        assert_eq!(l2_over_l1_stores(pair, true), 0.5);
+        // Four of 16 sectors each: one run.
+        let four = r#"Let("t", "blockIdx.x * 256 + threadIdx.x"),
+            For(var: "j", from: "0", to: "4", body: [Store(buf: "a", index: "t * 4 + j", width: "4")])"#;
+        assert_eq!(l2_over_l1_stores(four, true), 0.25);
+        // An SM that holds one run of 8 sectors open: the next warp's run
+        // closes it, unless the warp's second store comes first.
+        let one = l2_over_l1_stores_open(pair, Some(8));
+        assert!(one > 0.5 && one <= 1.0, "{one}");
+    }
+
+    #[test]
+    fn stores_wider_than_a_run_or_apart_are_not_merged() {
+        // 32 sectors an instruction: more than a run holds.
+        let eight = r#"Let("t", "blockIdx.x * 256 + threadIdx.x"),
+            For(var: "j", from: "0", to: "8", body: [Store(buf: "a", index: "t * 8 + j", width: "4")])"#;
+        assert_eq!(l2_over_l1_stores(eight, true), 1.0);
+        // A load between the two stores closes the run.
+        let apart = r#"Let("t", "blockIdx.x * 256 + threadIdx.x"),
+            Store(buf: "a", index: "t * 2", width: "4"),
+            Load(buf: "a", index: "t", width: "4", dst: "x"),
+            Store(buf: "a", index: "t * 2 + 1", width: "4")"#;
+        assert_eq!(l2_over_l1_stores(apart, true), 1.0);
     }
 
     #[test]

@@ -163,6 +163,29 @@ pub struct SmSpec {
     /// it, the compute capability's ([`RegisterAllocation::of_compute_capability`]).
     #[serde(default)]
     pub register_allocation: Option<RegisterAllocation>,
+    /// A warp's consecutive global stores to the same sectors that the L1
+    /// merges before they leave the SM. Optional: without it every store
+    /// line request goes to the L2.
+    #[serde(default)]
+    pub store_merge: Option<StoreMerge>,
+}
+
+/// Runs of one warp's stores merged in the L1 (only with 32-byte sectors
+/// and an L2): a warp's store instruction joins the run its previous
+/// memory instruction began where it writes only sectors of that run; its
+/// line requests pass the tag stage, and their bytes join the run's lines
+/// in the L2 without a write of their own. A store of at most
+/// `run_sectors` sectors begins a run; any other memory instruction of the
+/// warp, a barrier, or the warp's end closes it, and so does the SM when
+/// it holds more than `open_sectors` sectors of runs open: the oldest runs
+/// close first.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreMerge {
+    /// Sectors a run may write (a store writing more begins none).
+    pub run_sectors: u32,
+    /// Sectors of open runs an SM holds.
+    pub open_sectors: u32,
 }
 
 /// What a warp's or a block's registers are counted in.
@@ -630,6 +653,18 @@ impl DeviceSpec {
                 timing::MAX_ENTRIES as f64,
             ),
             ("sm.lsu_queue_lines", sm.lsu_queue_lines as f64, 1.0, 1e6),
+            (
+                "sm.store_merge.run_sectors",
+                sm.store_merge.map_or(1.0, |m| m.run_sectors as f64),
+                1.0,
+                32.0,
+            ),
+            (
+                "sm.store_merge.open_sectors",
+                sm.store_merge.map_or(1.0, |m| m.open_sectors as f64),
+                1.0,
+                1e6,
+            ),
             (
                 "sm.barrier_arrival_cycles",
                 sm.barrier_arrival_cycles,
