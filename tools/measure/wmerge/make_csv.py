@@ -33,3 +33,33 @@ with open(dst, "w", newline="") as f:
                    + [int(m[c]) if c in m and c != "sm__cycles_active.avg" else round(m.get(c, 0), 1) for c in cols]
                    + [round(m["lts__t_sectors_srcunit_tex_op_write.sum"] / exp, 4)])
 print(f"{len(cases)} cases -> {dst}")
+
+# The m_run cases as the corpus's rows (family store_merge,
+# workloads/store_merge.ron), for gpusim validate.
+corpus = os.path.join(here, "..", "..", "..", "tests", "data", "h200", "corpus", "wmerge.csv")
+if len(sys.argv) <= 2:
+    head = ["family", "params", "time_ns", "time_source", "time_warm_ns",
+            "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+            "lts__t_sectors_srcunit_tex_op_write.sum", "lts__t_requests_srcunit_tex_op_write.sum",
+            "dram__bytes_write.sum"]
+    n = 0
+    with open(corpus, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        seen = set()
+        for (name, p, exp), i in zip(cases, sorted(by_id)):
+            key = (p["K"], p["G"], p["B"])
+            # A case the second call's sweep repeats is kept once, as first run.
+            if name != "run" or key in seen:
+                continue
+            seen.add(key)
+            m = by_id[i]
+            w.writerow(["store_merge", f"nMB=16;K={p['K']};G={p['G']};B={p['B']}",
+                        int(m["gpu__time_duration.sum"]), "ncu_cold", "",
+                        int(m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]),
+                        int(m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
+                        int(m["lts__t_sectors_srcunit_tex_op_write.sum"]),
+                        int(m["lts__t_requests_srcunit_tex_op_write.sum"]),
+                        int(m["dram__bytes_write.sum"])])
+            n += 1
+    print(f"{n} cases -> {os.path.normpath(corpus)}")
