@@ -1483,6 +1483,7 @@ impl<'a> Simulation<'a> {
             let joins = !is_load
                 && self.slots[id as usize]
                     .run
+                    .as_ref()
                     .is_some_and(|r| r.covers(&lines));
             if joins {
                 let next = self.merge_store(sm_i, a, &lines, issue);
@@ -1595,7 +1596,10 @@ impl<'a> Simulation<'a> {
         self.runs_open[sm_i] += n;
         // Oldest first; entries of runs already closed go as they come.
         while let Some(&(w, r, _)) = self.runs[sm_i].front() {
-            let open = self.slots[w as usize].run.is_some_and(|x| x.id == r);
+            let open = self.slots[w as usize]
+                .run
+                .as_ref()
+                .is_some_and(|x| x.id == r);
             if open && self.runs_open[sm_i] <= cap {
                 break;
             }
