@@ -3,7 +3,7 @@
 #
 # Usage: tools/measure/wmerge/run.sh [OUTDIR]   (default $OUT, else out/ beside this script)
 # Writes: env.txt (date, nvidia-smi, versions, ptxas report, the measured
-#         kernels' stores in SASS), check.txt, ncu.csv (raw ncu --csv, one cold
+#         kernels' stores in SASS), check.txt, trace.txt (m_trace's clocks), ncu.csv (raw ncu --csv, one cold
 #         launch per case, --cache-control all, with the program's CASE lines).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../build.sh"
@@ -11,6 +11,8 @@ measure_ncu_h200 wmerge "${1:-}"
 cuobjdump -sass "$BIN" | grep -E "Function|STG|BRA|EXIT" | head -80 >>"$ENV"
 timeout 120 "$BIN" check >"$OUTDIR/check.txt" 2>&1
 tail -1 "$OUTDIR/check.txt"
+timeout 120 "$BIN" trace >"$OUTDIR/trace.txt" 2>&1
+echo "trace rc=$? lines: $(grep -c ^TRACE "$OUTDIR/trace.txt")"
 M="gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
 M="$M,l1tex__m_l1tex2xbar_write_sectors.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_write.sum"
 M="$M,dram__bytes_write.sum,sm__cycles_active.avg"

@@ -129,6 +129,31 @@ __global__ void m_map(float *v, size_t sets) {
     }
 }
 
+// m_trace<K> (as m_run): lane 0 of each warp records the SM clock before
+// its first store and after its last, for the first TRACE_IT iterations,
+// into tr[warp][it][2]: how the warps of one SM interleave their runs.
+// `./wmerge trace` runs these cases alone and prints the clocks as
+// TRACE,K,B,warp,iteration,first,last lines.
+static const int TRACE_IT = 64;
+template <int K>
+__global__ void m_trace(float *v, size_t nthr, long long *tr) {
+    size_t step = (size_t)gridDim.x * blockDim.x;
+    int gw = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    int it = 0;
+    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < nthr; t += step, it++) {
+        float *p = v + t * K;
+        long long a, b;
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(a)::"memory");
+#pragma unroll
+        for (int j = 0; j < K; j++) st(p + j, 1.5f);
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(b)::"memory");
+        if (lane == 0 && it < TRACE_IT) {
+            tr[((size_t)gw * TRACE_IT + it) * 2] = a;
+            tr[((size_t)gw * TRACE_IT + it) * 2 + 1] = b;
+        }
+    }
+}
+
 __global__ void m_set(float *a, unsigned mask, int n) {
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (!(mask >> warp & 1)) return;
@@ -166,6 +191,10 @@ static std::vector<Case> cases() {
     for (int K : {2, 4})
         for (int B : {64, 128, 512, 768, 1024}) c.push_back({"run", K, 1, B, 0, 0, 0});
     c.push_back({"run", 4, 1, 32, 0, 0, 0});
+    // Third call: the runs' clock traces on one SM (m_trace; written to
+    // trace_K_B.csv by `./wmerge trace`, and measured like the rest).
+    for (int K : {2, 4})
+        for (int B : {256, 512, 768, 1024}) c.push_back({"trace", K, 1, B, 0, 0, 0});
     for (int n : {1, 4, 8, 16})
         for (unsigned S : {0x3u, 0x5u, 0x11u, 0x101u, 0xfu, 0x1111u, 0xffu, 0xffffu})
             c.push_back({"set", 0, 1, 512, S, n, 0});
@@ -190,6 +219,7 @@ static uint64_t distinct(const Case &c) {
 }
 
 static unsigned *g_sink;
+static long long *g_trace;
 
 static void launch(const Case &c, float *a) {
     size_t nthr = c.K > 0 ? BYTES / 4 / c.K : 0;
@@ -206,6 +236,9 @@ static void launch(const Case &c, float *a) {
     } else if (c.kernel == "map") {
         if (c.S) m_map<1><<<c.G, c.B>>>(a, BYTES / 256);
         else m_map<0><<<c.G, c.B>>>(a, BYTES / 256);
+    } else if (c.kernel == "trace") {
+        if (c.K == 2) m_trace<2><<<c.G, c.B>>>(a, nthr, g_trace);
+        else m_trace<4><<<c.G, c.B>>>(a, nthr, g_trace);
     } else if (c.kernel == "runspin") {
         m_runspin<2><<<c.G, c.B>>>(a, nthr, c.d);
     } else {
@@ -222,15 +255,28 @@ int main(int argc, char **argv) {
     float *a;
     CK(cudaMalloc(&a, maxf * sizeof(float)));
     CK(cudaMalloc(&g_sink, sizeof(unsigned)));
+    const size_t trace_n = (size_t)32 * TRACE_IT * 2;  // up to 32 warps
+    CK(cudaMalloc(&g_trace, trace_n * sizeof(long long)));
+    bool trace = argc > 1 && strcmp(argv[1], "trace") == 0;
     std::vector<float> h(check ? maxf : 0);
     int bad = 0;
     for (auto &c : cs) {
+        if (trace && c.kernel != "trace") continue;
         if (check) CK(cudaMemset(a, 0, maxf * sizeof(float)));
         printf("CASE,%s,K=%d;G=%d;B=%d;S=0x%x;n=%d;d=%lld,%llu\n", c.kernel.c_str(), c.K, c.G, c.B, c.S, c.n, c.d,
                (unsigned long long)unmerged(c));
         fflush(stdout);
+        if (trace) CK(cudaMemset(g_trace, 0, trace_n * sizeof(long long)));
         launch(c, a);
         CK(cudaDeviceSynchronize());
+        if (trace) {
+            std::vector<long long> h_tr(trace_n);
+            CK(cudaMemcpy(h_tr.data(), g_trace, trace_n * sizeof(long long), cudaMemcpyDeviceToHost));
+            for (int w = 0; w < c.B / 32; w++)
+                for (int i = 0; i < TRACE_IT; i++)
+                    printf("TRACE,%d,%d,%d,%d,%lld,%lld\n", c.K, c.B, w, i, h_tr[((size_t)w * TRACE_IT + i) * 2],
+                           h_tr[((size_t)w * TRACE_IT + i) * 2 + 1]);
+        }
         if (check) {
             CK(cudaMemcpy(h.data(), a, maxf * sizeof(float), cudaMemcpyDeviceToHost));
             size_t sectors = 0, words = 0;
