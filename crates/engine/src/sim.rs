@@ -80,6 +80,8 @@ struct Slot {
 #[derive(Debug, Clone, Copy)]
 struct Run {
     id: u32,
+    /// Sectors it writes.
+    sectors: u32,
     n: u8,
     lines: [(u64, u8); 32],
 }
@@ -324,9 +326,9 @@ pub struct Simulation<'a> {
     heap: Events,
     scratch: Scratch,
     lines: Vec<LineRequest>,
-    /// The SMs' open runs of merged stores, oldest first: (warp, run,
-    /// sectors); and the sectors of those still open, per SM.
-    runs: Vec<std::collections::VecDeque<(u32, u32, u32)>>,
+    /// The SMs' runs of merged stores, oldest first: (warp, run), some
+    /// closed since; and the sectors of those still open, per SM.
+    runs: Vec<std::collections::VecDeque<(u32, u32)>>,
     runs_open: Vec<u32>,
     next_run: u32,
     /// The coalescer's results by lane pattern.
@@ -591,6 +593,12 @@ fn barrier_mismatch(pc: u32, detail: String) -> ExecError {
 /// 1.01 whole sectors a cycle in lines of 2 and 4 sectors, 0.50 lines a
 /// cycle of one partly written sector (4 or 16 bytes of it), 0.34 lines a
 /// cycle of two half-written sectors.
+/// The bytes of each sector of `line` that a store writes, from its
+/// [`written_lines`] (none where it writes nothing there).
+fn bytes_of(written: &[(u64, [u32; 4])], line: u64) -> [u32; 4] {
+    written.iter().find(|w| w.0 == line).map_or([0; 4], |w| w.1)
+}
+
 pub(crate) fn store_beats(r: &LineRequest, bytes: &[u32; 4]) -> u64 {
     let sectors = (0..4).filter(|&s| r.sectors >> s & 1 == 1);
     let partial = sectors.clone().any(|s| bytes[s] != u32::MAX);
@@ -1530,10 +1538,7 @@ impl<'a> Simulation<'a> {
                 let at = self.sms[sm_i].lsu_line(issue);
                 self.load_line(sm_i, r, at, l1_caches)
             } else {
-                let bytes = written
-                    .iter()
-                    .find(|w| w.0 == r.line)
-                    .map_or([0; 4], |w| w.1);
+                let bytes = bytes_of(&written, r.line);
                 let at = self.sms[sm_i].lsu_store_line(issue, store_beats(r, &bytes));
                 self.store_line(sm_i, r, bytes, at)
             };
@@ -1570,11 +1575,7 @@ impl<'a> Simulation<'a> {
     fn close_run(&mut self, id: u32) {
         if let Some(r) = self.slots[id as usize].run.take() {
             let sm_i = self.slots[id as usize].sm as usize;
-            let n: u32 = r.lines[..r.n as usize]
-                .iter()
-                .map(|&(_, s)| s.count_ones())
-                .sum();
-            self.runs_open[sm_i] -= n;
+            self.runs_open[sm_i] -= r.sectors;
         }
     }
 
@@ -1584,6 +1585,7 @@ impl<'a> Simulation<'a> {
     fn open_run(&mut self, id: u32, sm_i: usize, lines: &[LineRequest], n: u32, cap: u32) {
         let mut run = Run {
             id: self.next_run,
+            sectors: n,
             n: lines.len() as u8,
             lines: [(0, 0); 32],
         };
@@ -1592,10 +1594,10 @@ impl<'a> Simulation<'a> {
             run.lines[k] = (r.line, r.sectors);
         }
         self.slots[id as usize].run = Some(run);
-        self.runs[sm_i].push_back((id, run.id, n));
+        self.runs[sm_i].push_back((id, run.id));
         self.runs_open[sm_i] += n;
         // Oldest first; entries of runs already closed go as they come.
-        while let Some(&(w, r, _)) = self.runs[sm_i].front() {
+        while let Some(&(w, r)) = self.runs[sm_i].front() {
             let open = self.slots[w as usize]
                 .run
                 .as_ref()
@@ -1624,10 +1626,7 @@ impl<'a> Simulation<'a> {
         let mut written = std::mem::take(&mut self.written);
         written_lines(a.width, a.mask, &a.addrs, &mut written);
         for r in lines {
-            let bytes = written
-                .iter()
-                .find(|w| w.0 == r.line)
-                .map_or([0; 4], |w| w.1);
+            let bytes = bytes_of(&written, r.line);
             // Its tag lookup overlaps the run's data, which left with the
             // run's first store: it takes no slot of its own.
             let at = issue;
