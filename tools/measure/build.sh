@@ -95,6 +95,19 @@ probe_metrics() {
     echo "metrics used: $M" | tee -a "$ENV"
 }
 
+# One cold launch of each of BIN's `m_` kernels under Nsight Compute
+# (`--cache-control all --clock-control none`), the metrics M, to
+# OUTDIR/NAME.csv with the program's own output (its CASE lines); prints the
+# rows and CASE lines found.
+#   ncu_cold NAME "$M" [program arguments]
+ncu_cold() {
+    local name=$1 metrics=$2
+    shift 2
+    timeout 480 "$NCU" --clock-control none --cache-control all --print-units base --csv \
+        --kernel-name regex:^m_ --metrics "$metrics" "$BIN" "$@" >"$OUTDIR/$name.csv" 2>&1
+    echo "ncu $name rc=$? rows: $(grep -c gpu__time_duration "$OUTDIR/$name.csv") cases: $(grep -c ^CASE "$OUTDIR/$name.csv")"
+}
+
 # The Nsight Compute part of a campaign whose program runs its cases under
 # `BIN ncu [FROM TO [REPS]]`: the metric list WANT (one per line) tried on
 # the first case, then OUTDIR/ncu.csv (one cold launch per case, every

@@ -17,11 +17,7 @@ M="$M,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_writ
 M="$M,lts__t_sectors_op_write.sum,lts__t_sectors_srcunit_ltcfabric_op_write.sum,lts__t_sectors_lookup_miss.sum"
 M="$M,lts__d_sectors_fill_device.sum,dram__bytes_read.sum,dram__bytes_write.sum"
 echo "metrics: $M" | tee -a "$ENV"
-timeout 480 "$NCU" --clock-control none --cache-control all --print-units base --csv \
-    --kernel-name regex:^m_ --metrics "$M" "$BIN" >"$OUTDIR/ncu.csv" 2>&1
-echo "ncu rc=$? rows: $(grep -c gpu__time_duration "$OUTDIR/ncu.csv") cases: $(grep -c ^CASE "$OUTDIR/ncu.csv")"
+ncu_cold ncu "$M"
 grep -v '^"' "$OUTDIR/ncu.csv" | grep -v ^CASE | head -5
 # The same again: how far one launch's counts move from another's.
-timeout 480 "$NCU" --clock-control none --cache-control all --print-units base --csv \
-    --kernel-name regex:^m_ --metrics "$M" "$BIN" >"$OUTDIR/ncu2.csv" 2>&1
-echo "ncu2 rc=$? rows: $(grep -c gpu__time_duration "$OUTDIR/ncu2.csv")"
+ncu_cold ncu2 "$M"

@@ -17,7 +17,5 @@ M="gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex_
 M="$M,l1tex__m_l1tex2xbar_write_sectors.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_write.sum"
 M="$M,dram__bytes_write.sum,sm__cycles_active.avg"
 echo "metrics: $M" | tee -a "$ENV"
-timeout 480 "$NCU" --clock-control none --cache-control all --print-units base --csv \
-    --kernel-name regex:^m_ --metrics "$M" "$BIN" >"$OUTDIR/ncu.csv" 2>&1
-echo "ncu rc=$? rows: $(grep -c gpu__time_duration "$OUTDIR/ncu.csv") cases: $(grep -c ^CASE "$OUTDIR/ncu.csv")"
+ncu_cold ncu "$M"
 grep -v '^"' "$OUTDIR/ncu.csv" | grep -v ^CASE | head -5
