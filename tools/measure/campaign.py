@@ -35,6 +35,11 @@ def ncu_cases(path):
     return list(zip(cases, launches))
 
 
+def params(field):
+    """A CASE line's `name=value;name=value` field as a dict of strings."""
+    return dict(kv.split("=", 1) for kv in field.split(";"))
+
+
 def tidy_rows(res, key):
     """One row per case: the CASE line's fields after its index, named
     `key`; the cold launch's time (time_ncu_ns), the median, min and max of

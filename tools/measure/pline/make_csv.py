@@ -15,7 +15,7 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, ".."))
-from campaign import ncu_cases, num  # noqa: E402
+from campaign import ncu_cases, num, params  # noqa: E402
 
 src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results", "ncu.csv")
 corpus = os.path.normpath(os.path.join(here, "..", "..", "..", "tests", "data", "h200", "corpus", "pline.csv"))
@@ -26,10 +26,10 @@ with open(corpus, "w", newline="") as f:
     w = csv.writer(f, lineterminator="\n")
     w.writerow(["family", "params", "time_ns", "time_source", "time_warm_ns"] + counters)
     for c, m in ncu_cases(src):
-        p = dict(kv.split("=") for kv in c[2].split(";"))
+        p = params(c[2])
         if p["step"] != "0":
             continue
-        lines = int(c[3].split("=")[1])
+        lines = int(params(c[3])["lines"])
         w.writerow(["pline", f"L={lines};k={p['s']};g={p['g']};ls={p.get('ls', '1')}", int(num(m["gpu__time_duration.sum"])), "ncu_cold", ""]
                    + [int(num(m[k])) for k in counters])
         n += 1

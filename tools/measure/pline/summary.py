@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from campaign import ncu_cases, num  # noqa: E402
+from campaign import ncu_cases, num, params  # noqa: E402
 
 SLICES = 96
 
@@ -19,8 +19,8 @@ SLICES = 96
 def rows(path):
     out = []
     for case, m in ncu_cases(path):
-        p = dict(kv.split("=") for kv in case[2].split(";"))
-        lines = int(case[3].split("=")[1])
+        p = params(case[2])
+        lines = int(params(case[3])["lines"])
         s, g = int(p["s"]), int(p["g"])
         v = {k: num(x) for k, x in m.items()}
         rd = v["dram__bytes_read.sum"] / 32

@@ -14,11 +14,11 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, ".."))
-from campaign import ncu_cases, num  # noqa: E402
+from campaign import ncu_cases, num, params  # noqa: E402
 
 src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results", "ncu.csv")
 dst = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "results", "wmerge.csv")
-cases = [(c[1], dict(p.split("=") for p in c[2].split(";")), int(c[3]), m) for c, m in ncu_cases(src)]
+cases = [(c[1], params(c[2]), int(c[3]), m) for c, m in ncu_cases(src)]
 cols = ["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
         "l1tex__m_l1tex2xbar_write_sectors.sum", "lts__t_requests_srcunit_tex_op_write.sum",
         "lts__t_sectors_srcunit_tex_op_write.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
