@@ -3,26 +3,30 @@
 //! flight beyond it.
 //!
 //! ```text
-//!  warps ──▶ issue (issue_per_cycle) ──▶ LSU input queue (lsu_queue_lines)
+//!  warps ──▶ schedulers (`schedulers`, issue_per_cycle in all) ──▶ LSU input queue (lsu_queue_lines)
 //!                                          │ one line request per 1/lsu_lines_per_cycle
 //!                                          ▼
 //!                       L1 tag stage ── hit ──▶ data after hit_latency_cycles
-//!                                          │ miss, or any store (a store's
-//!                                          │ data: store_sectors_per_cycle)
+//!                                          │ miss, or any store
+//!                                          ▼
+//!             store data path (a store's beats, store_sectors_per_cycle)
 //!                                          ▼
 //!                     in-flight entries (max_pending_lines) ──▶ interconnect
 //! ```
 //!
-//! Peaks per SM: `issue_per_cycle` warp instructions and
+//! Peaks per SM: `issue_per_cycle` warp instructions (each of the
+//! `schedulers` issuing `issue_per_cycle / schedulers` of them for its own
+//! warps, at most one of a warp at a time),
 //! `lsu_lines_per_cycle` line requests (tag lookups) per SM cycle, and
 //! `store_sectors_per_cycle` sectors of store data (a store line request
-//! holds the LSU one beat per sector it writes, and one beat more for the
-//! byte mask of partly written sectors). Back-
-//! pressure: a warp waits to issue a memory instruction while the LSU has
-//! more than `lsu_queue_lines` lines of work queued; a line request that
+//! holds the data path one beat per sector it writes, and one beat more
+//! for the byte mask of partly written sectors, while the tag stage looks
+//! up the requests behind it). Back-pressure: a warp waits to issue a
+//! memory instruction while the tag stage or the data path has more than
+//! `lsu_queue_lines` lines' lookups of work queued; a line request that
 //! leaves the SM waits while every in-flight entry is taken.
 
-use crate::spec::DeviceSpec;
+use crate::spec::{DeviceSpec, MAX_SCHEDULERS};
 use cache::{Cache, Lookup};
 use timing::Pool;
 
@@ -40,7 +44,7 @@ pub(crate) fn ps(cycles: f64, cycle_ps: f64) -> u64 {
 /// Constants of an SM derived from the device file.
 #[derive(Debug, Clone, Copy)]
 pub struct SmTiming {
-    /// Time per issued warp instruction.
+    /// Time per warp instruction one scheduler issues.
     pub issue_ps: u64,
     /// Result latency of an arithmetic instruction.
     pub alu_ps: u64,
@@ -70,7 +74,7 @@ impl SmTiming {
         let sm = &dev.sm;
         let lsu_ps = ps_up(1.0 / sm.lsu_lines_per_cycle, cy);
         SmTiming {
-            issue_ps: ps_up(1.0 / sm.issue_per_cycle, cy),
+            issue_ps: ps_up(sm.schedulers.unwrap_or(1) as f64 / sm.issue_per_cycle, cy),
             alu_ps: ps(sm.alu_latency_cycles as f64, cy),
             lsu_ps,
             store_beat_ps: sm.store_sectors_per_cycle.map(|r| ps_up(1.0 / r, cy)),
@@ -96,15 +100,22 @@ impl SmTiming {
 pub struct Sm {
     t: SmTiming,
     launch_free: u64,
-    issue_free: u64,
+    /// Per scheduler, when it may issue next.
+    issue_free: [u64; MAX_SCHEDULERS as usize],
+    schedulers: u32,
+    /// Warps started so far: the next one goes to scheduler `started %
+    /// schedulers`.
+    started: u32,
     lsu_free: u64,
+    /// When the store data path is free.
+    data_free: u64,
     /// Blocks resident now.
     pub resident: u32,
     l1: Option<Cache>,
     inflight: Pool,
     lsu_lines: u64,
-    /// LSU time that store line requests held beyond their tag lookups.
-    lsu_store_extra_ps: u64,
+    /// Time the data path was busy (store beats, shared wavefronts).
+    store_data_ps: u64,
     lsu_wait_ps: u64,
     /// When the latest line request left the SM (requests leave in order
     /// where `interconnect.requests_beyond_sms` bounds them).
@@ -117,13 +128,16 @@ impl Sm {
         Sm {
             t,
             launch_free: 0,
-            issue_free: 0,
+            issue_free: [0; MAX_SCHEDULERS as usize],
+            schedulers: dev.sm.schedulers.unwrap_or(1).clamp(1, MAX_SCHEDULERS),
+            started: 0,
             lsu_free: 0,
+            data_free: 0,
             resident: 0,
             l1: l1.map(Cache::new),
             inflight: Pool::new(dev.sm.max_pending_lines, t.entry_interval_ps),
             lsu_lines: 0,
-            lsu_store_extra_ps: 0,
+            store_data_ps: 0,
             lsu_wait_ps: 0,
             left: 0,
         }
@@ -145,17 +159,25 @@ impl Sm {
         at
     }
 
-    /// Issues an arithmetic instruction ready at `t`; returns when its
-    /// result is ready.
-    pub fn issue_alu(&mut self, t: u64) -> u64 {
-        self.issue(t) + self.t.alu_ps
+    /// The scheduler of the next warp to start (round-robin).
+    pub fn next_scheduler(&mut self) -> u8 {
+        let k = self.started % self.schedulers;
+        self.started = self.started.wrapping_add(1);
+        k as u8
     }
 
-    /// Issues an instruction without a result (a barrier) ready at `t`;
-    /// returns its issue time.
-    pub fn issue(&mut self, t: u64) -> u64 {
-        let at = t.max(self.issue_free);
-        self.issue_free = at + self.t.issue_ps;
+    /// Issues an arithmetic instruction of a warp of scheduler `k`, ready
+    /// at `t`; returns when its result is ready.
+    pub fn issue_alu(&mut self, t: u64, k: u8) -> u64 {
+        self.issue(t, k) + self.t.alu_ps
+    }
+
+    /// Issues an instruction without a result (a barrier) of a warp of
+    /// scheduler `k`, ready at `t`; returns its issue time.
+    pub fn issue(&mut self, t: u64, k: u8) -> u64 {
+        let free = &mut self.issue_free[k as usize];
+        let at = t.max(*free);
+        *free = at + self.t.issue_ps;
         at
     }
 
@@ -171,7 +193,7 @@ impl Sm {
     /// [`Sm::mem_room`] asked by `n` warps at `t` (each finds the same
     /// answer, and each wait counts).
     pub fn mem_room_for(&mut self, t: u64, n: u64) -> u64 {
-        let lsu = self.lsu_free.saturating_sub(self.t.lsu_window_ps).max(t);
+        let lsu = self.lsu_busy().saturating_sub(self.t.lsu_window_ps).max(t);
         let entry = self.inflight.free_at(t);
         if entry > lsu {
             self.inflight.add_wait(n * (entry - t));
@@ -184,19 +206,19 @@ impl Sm {
     /// [`Sm::mem_room`] for a shared-memory instruction, which needs room
     /// in the LSU queue but no in-flight entry.
     pub fn lsu_room(&mut self, t: u64) -> u64 {
-        let lsu = self.lsu_free.saturating_sub(self.t.lsu_window_ps).max(t);
+        let lsu = self.lsu_busy().saturating_sub(self.t.lsu_window_ps).max(t);
         self.lsu_wait_ps += lsu - t;
         lsu
     }
 
-    /// Issues a memory instruction ready at `t` once the LSU queue has
-    /// room; returns the issue time.
-    pub fn issue_mem(&mut self, t: u64) -> u64 {
-        let slot = t.max(self.issue_free);
-        let room = self.lsu_free.saturating_sub(self.t.lsu_window_ps);
+    /// Issues a memory instruction of a warp of scheduler `k`, ready at
+    /// `t`, once the LSU queue has room; returns the issue time.
+    pub fn issue_mem(&mut self, t: u64, k: u8) -> u64 {
+        let slot = t.max(self.issue_free[k as usize]);
+        let room = self.lsu_busy().saturating_sub(self.t.lsu_window_ps);
         let at = slot.max(room);
         self.lsu_wait_ps += at - slot;
-        self.issue_free = at + self.t.issue_ps;
+        self.issue_free[k as usize] = at + self.t.issue_ps;
         at
     }
 
@@ -211,8 +233,8 @@ impl Sm {
         self.take_lsu(t, self.t.lsu_ps)
     }
 
-    /// Holds the LSU for `hold` from the first time at or after `t` it is
-    /// free, for one line request; returns when the request leaves it.
+    /// Holds the tag stage for `hold` from the first time at or after `t`
+    /// it is free, for one line request; returns when its lookup is done.
     fn take_lsu(&mut self, t: u64, hold: u64) -> u64 {
         let at = t.max(self.lsu_free) + hold;
         self.lsu_free = at;
@@ -223,15 +245,41 @@ impl Sm {
     /// Takes the LSU's next line slot for a store line request issued at
     /// `t` that sends `beats` beats of data (its sectors, and its byte
     /// mask if some are partly written); returns when the request leaves
-    /// the LSU. It holds the LSU for its tag lookup or its beats,
-    /// whichever is longer (without a store rate: the lookup).
+    /// the LSU. Its tag lookup takes the tag stage; then its beats take
+    /// the store data path, beside the lookups of the requests behind it
+    /// (without a store rate: the lookup alone).
     pub fn lsu_store_line(&mut self, t: u64, beats: u64) -> u64 {
-        let hold = self
-            .t
-            .store_beat_ps
-            .map_or(self.t.lsu_ps, |b| (beats * b).max(self.t.lsu_ps));
-        self.lsu_store_extra_ps += hold - self.t.lsu_ps;
-        self.take_lsu(t, hold)
+        let tag = self.take_lsu(t, self.t.lsu_ps);
+        match self.t.store_beat_ps {
+            Some(b) => {
+                let hold = beats * b;
+                self.store_data_ps += hold;
+                let done = tag.max(self.data_free) + hold;
+                self.data_free = done;
+                done
+            }
+            None => tag,
+        }
+    }
+
+    /// Takes one shared-memory wavefront at or after `t`; returns when it
+    /// is done. Where the SM has a store data path (`store_sectors_per_cycle`)
+    /// a wavefront takes it, as the data array it reads or writes is the
+    /// one store data passes; else it takes the LSU's one stage.
+    pub fn shared_wavefront(&mut self, t: u64) -> u64 {
+        if self.t.store_beat_ps.is_none() {
+            return self.lsu_line(t);
+        }
+        let done = t.max(self.data_free) + self.t.lsu_ps;
+        self.data_free = done;
+        self.store_data_ps += self.t.lsu_ps;
+        done
+    }
+
+    /// When the LSU may take more work: the later of its tag stage and
+    /// its store data path.
+    fn lsu_busy(&self) -> u64 {
+        self.lsu_free.max(self.data_free)
     }
 
     /// Takes an in-flight entry for a line request looked up at `t`;
@@ -295,10 +343,10 @@ impl Sm {
         self.lsu_lines
     }
 
-    /// LSU time that store line requests held beyond their tag lookups
-    /// (their data's beats), ps.
-    pub fn lsu_store_extra_ps(&self) -> u64 {
-        self.lsu_store_extra_ps
+    /// Time the data path was busy (store line requests' beats, shared
+    /// wavefronts where it takes them), ps.
+    pub fn store_data_ps(&self) -> u64 {
+        self.store_data_ps
     }
 
     /// When the LSU finishes the work booked so far.
@@ -391,11 +439,11 @@ mod tests {
         let t = SmTiming::new(&d);
         let mut sm = Sm::new(&d, t, d.l1.as_ref().map(|l| l.cache.clone()));
         // Book twice the queue's worth of lines at time 0.
-        let issue = sm.issue_mem(0);
+        let issue = sm.issue_mem(0, 0);
         for _ in 0..2 * d.sm.lsu_queue_lines {
             sm.lsu_line(issue);
         }
-        let next = sm.issue_mem(0);
+        let next = sm.issue_mem(0, 0);
         assert_eq!(next, sm.lsu_free() - t.lsu_window_ps);
         assert!(sm.lsu_wait_ps() > 0);
     }
@@ -453,30 +501,34 @@ mod tests {
     }
 
     #[test]
-    fn a_store_line_holds_the_lsu_for_its_beats() {
+    fn a_store_line_holds_the_data_path_for_its_beats() {
         // The H200's measured store path: a beat a cycle.
         let d = dev();
         assert_eq!(d.sm.store_sectors_per_cycle, Some(1.0));
         let t = SmTiming::new(&d);
         let beat = t.store_beat_ps.unwrap();
         let mut sm = Sm::new(&d, t, None);
-        // A whole line (four sectors) holds it four beats, a lone partly
-        // written sector two (its data and its byte mask): 0.25 and 0.5
-        // line requests a cycle, as tools/measure/mlp measured.
-        assert_eq!(sm.lsu_store_line(0, 4), 4 * beat);
-        assert_eq!(sm.lsu_store_line(0, 2), 6 * beat);
-        // A load's lookup queues behind them; a one-beat store takes no
-        // longer than a lookup.
-        assert_eq!(sm.lsu_line(0), 6 * beat + t.lsu_ps);
-        assert_eq!(sm.lsu_store_line(0, 1), 6 * beat + 2 * t.lsu_ps);
-        assert_eq!(sm.lsu_store_extra_ps(), 6 * beat - 2 * t.lsu_ps);
+        // A whole line (four sectors) holds the data path four beats, a
+        // lone partly written sector two (its data and its byte mask):
+        // 0.25 and 0.5 line requests a cycle, as tools/measure/mlp
+        // measured. Each first takes its tag lookup.
+        assert_eq!(sm.lsu_store_line(0, 4), t.lsu_ps + 4 * beat);
+        assert_eq!(sm.lsu_store_line(0, 2), t.lsu_ps + 6 * beat);
+        // A load's lookup takes the tag stage alone, beside their beats;
+        // a one-beat store's data waits for theirs.
+        assert_eq!(sm.lsu_line(0), 3 * t.lsu_ps);
+        assert_eq!(sm.lsu_store_line(0, 1), t.lsu_ps + 7 * beat);
+        assert_eq!(sm.store_data_ps(), 7 * beat);
+        // The tag stage has taken three lookups and the data path seven
+        // beats: the next instruction waits for the later of the two.
+        assert_eq!(sm.lsu_busy(), t.lsu_ps + 7 * beat);
         // Without a store rate a store line takes a lookup's time.
         let mut d0 = dev();
         d0.sm.store_sectors_per_cycle = None;
         let t0 = SmTiming::new(&d0);
         let mut sm0 = Sm::new(&d0, t0, None);
         assert_eq!(sm0.lsu_store_line(0, 4), t0.lsu_ps);
-        assert_eq!(sm0.lsu_store_extra_ps(), 0);
+        assert_eq!(sm0.store_data_ps(), 0);
     }
 
     #[test]

@@ -106,6 +106,9 @@ impl SharedSpec {
     }
 }
 
+/// Most warp schedulers an SM may have (`sm.schedulers`).
+pub const MAX_SCHEDULERS: u32 = 8;
+
 /// One SM and how many there are.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,6 +129,13 @@ pub struct SmSpec {
     pub max_threads_per_block: u32,
     /// Warp instructions issued per SM per cycle (warp schedulers x dispatch).
     pub issue_per_cycle: f64,
+    /// Warp schedulers per SM (its sub-partitions): each warp belongs to
+    /// one (round-robin as they start), and each scheduler issues at most
+    /// `issue_per_cycle / schedulers` warp instructions a cycle, one warp
+    /// at a time. Optional: without it one scheduler issues for every warp
+    /// (a warp may then take every issue slot of a cycle).
+    #[serde(default)]
+    pub schedulers: Option<u32>,
     /// Cycles from issue of an arithmetic instruction to its result.
     pub alu_latency_cycles: u32,
     /// SM cycles from a warp's start until its thread and block indices
@@ -627,6 +637,12 @@ impl DeviceSpec {
                 1e6,
             ),
             ("sm.issue_per_cycle", sm.issue_per_cycle, 1e-3, 1024.0),
+            (
+                "sm.schedulers",
+                sm.schedulers.unwrap_or(1) as f64,
+                1.0,
+                MAX_SCHEDULERS as f64,
+            ),
             (
                 "sm.alu_latency_cycles",
                 sm.alu_latency_cycles as f64,
