@@ -75,6 +75,9 @@ struct Slot {
     run: Option<Run>,
 }
 
+/// The most recent stores an SM keeps for merging within the window.
+const RECENT_STORES: usize = 64;
+
 /// A run of one warp's stores that the L1 merges: the line requests of
 /// the store that began it (at most [`crate::spec::StoreMerge::run_sectors`]
 /// sectors, so at most 32 lines), under a number that tells it from the
@@ -89,6 +92,14 @@ struct Run {
 }
 
 impl Run {
+    /// The sectors the run writes in `line`.
+    fn sectors_of(&self, line: u64) -> u8 {
+        self.lines[..self.n as usize]
+            .iter()
+            .filter(|&&(l, _)| l == line)
+            .fold(0, |acc, &(_, s)| acc | s)
+    }
+
     /// Whether every sector of `lines` is one the run writes.
     fn covers(&self, lines: &[LineRequest]) -> bool {
         let mine = &self.lines[..self.n as usize];
@@ -333,10 +344,11 @@ pub struct Simulation<'a> {
     runs: Vec<std::collections::VecDeque<(u32, u32)>>,
     runs_open: Vec<u32>,
     next_run: u32,
-    /// Per SM, the stores that began a run in one SM cycle (the cycle,
-    /// and each one's scheduler and run): a store of another scheduler
-    /// in the same cycle to sectors among them leaves with it.
-    same_cycle: Vec<(u64, Vec<(u8, Run)>)>,
+    /// Per SM, the stores that began a run in the last few SM cycles
+    /// (each one's cycle, scheduler and run), oldest first: the sectors
+    /// that a store of another scheduler within the merge window writes
+    /// among them leave with them.
+    recent: Vec<std::collections::VecDeque<(u64, u8, Run)>>,
     /// The coalescer's results by lane pattern.
     memo: lsu::Memo,
     /// The bytes a store instruction writes, per line.
@@ -816,7 +828,7 @@ impl<'a> Simulation<'a> {
             runs: vec![Default::default(); dev.sm.count as usize],
             runs_open: vec![0; dev.sm.count as usize],
             next_run: 0,
-            same_cycle: vec![(u64::MAX, Vec::new()); dev.sm.count as usize],
+            recent: vec![Default::default(); dev.sm.count as usize],
             memo: lsu::Memo::new(),
             written: Vec::with_capacity(32),
             cycle,
@@ -1496,6 +1508,9 @@ impl<'a> Simulation<'a> {
             .sm
             .store_merge
             .filter(|_| rule == Rule::Sectors && self.l2.is_some());
+        // Per line request, the sectors that stores of other schedulers
+        // issued within the window write (where some are and some not).
+        let mut cov = [0u8; 32];
         if let Some(m) = merge {
             let joins = !is_load
                 && self.slots[id as usize]
@@ -1511,21 +1526,36 @@ impl<'a> Simulation<'a> {
             let n: u32 = lines.iter().map(|r| r.sectors.count_ones()).sum();
             if !is_load && n <= m.run_sectors && lines.len() <= 32 && n > 0 {
                 // Warps of different schedulers that store to the same
-                // sectors in one cycle: the L1 sends their bytes as one.
+                // sectors within the window: the L1 sends their bytes as one.
                 let cycle = (issue as f64 / self.cycle) as u64;
-                let now = &mut self.same_cycle[sm_i];
-                if now.0 != cycle {
-                    now.0 = cycle;
-                    now.1.clear();
+                let w = m.window_cycles as u64;
+                let recent = &mut self.recent[sm_i];
+                while recent
+                    .front()
+                    .is_some_and(|e| e.0 + w < cycle || recent.len() > RECENT_STORES)
+                {
+                    recent.pop_front();
                 }
-                if now.1.iter().any(|(k, r)| *k != sched && r.covers(&lines)) {
+                let mut all = true;
+                for (c, r) in cov.iter_mut().zip(lines.iter()) {
+                    if r.size == 32 {
+                        for (at, k, run) in recent.iter() {
+                            if *k != sched && at.abs_diff(cycle) <= w {
+                                *c |= run.sectors_of(r.line);
+                            }
+                        }
+                    }
+                    *c &= r.sectors;
+                    all &= *c == r.sectors;
+                }
+                if all {
                     let next = self.merge_store(sm_i, a, &lines, issue);
                     self.lines = lines;
                     return next;
                 }
                 self.open_run(id, sm_i, &lines, n, m.open_sectors);
                 if let Some(run) = self.slots[id as usize].run {
-                    self.same_cycle[sm_i].1.push((sched, run));
+                    self.recent[sm_i].push_back((cycle, sched, run));
                 }
             }
         }
@@ -1558,14 +1588,34 @@ impl<'a> Simulation<'a> {
             written_lines(a.width, a.mask, &a.addrs, &mut written);
         }
         let mut done = issue;
-        for r in &lines {
+        for (i, r) in lines.iter().enumerate() {
             let arrive = if is_load {
                 let at = self.sms[sm_i].lsu_line(issue);
                 self.load_line(sm_i, r, at, l1_caches)
             } else {
                 let bytes = bytes_of(&written, r.line);
-                let at = self.sms[sm_i].lsu_store_line(issue, store_beats(r, &bytes));
-                self.store_line(sm_i, r, bytes, at)
+                let joined = cov.get(i).copied().unwrap_or(0);
+                if joined == 0 {
+                    let at = self.sms[sm_i].lsu_store_line(issue, store_beats(r, &bytes));
+                    self.store_line(sm_i, r, bytes, at)
+                } else if joined == r.sectors {
+                    let at = self.sms[sm_i].lsu_line(issue);
+                    self.join(sm_i, r, bytes, at)
+                } else {
+                    // Some of the line's sectors leave with another
+                    // warp's store, the rest as a store of their own.
+                    let rest = LineRequest {
+                        sectors: r.sectors & !joined,
+                        ..*r
+                    };
+                    let mine = LineRequest {
+                        sectors: joined,
+                        ..*r
+                    };
+                    let at = self.sms[sm_i].lsu_store_line(issue, store_beats(&rest, &bytes));
+                    let j = self.join(sm_i, &mine, bytes, at);
+                    self.store_line(sm_i, &rest, bytes, at).max(j)
+                }
             };
             done = done.max(arrive);
         }
@@ -1655,18 +1705,26 @@ impl<'a> Simulation<'a> {
             // Its data left with the run's first store, but its tag
             // lookup takes its slot (the L1's tag stage counts its sectors).
             let at = self.sms[sm_i].lsu_line(issue);
-            let merged = self
-                .l2
-                .as_mut()
-                .and_then(|l2| l2.merge(r.line, r.sectors, bytes, at, &mut self.dram));
-            let done = match merged {
-                Some(done) => done,
-                None => self.store_line(sm_i, r, bytes, at),
-            };
+            let done = self.join(sm_i, r, bytes, at);
             self.end = self.end.max(done);
         }
         self.written = written;
         self.sms[sm_i].next_issue(issue)
+    }
+
+    /// The sectors `r` of a store whose data left with an earlier store
+    /// of its SM, past the tag stage at `at`: their bytes join that
+    /// store's line in the L2 (sent as a store of their own only where
+    /// the L2 no longer holds the line). Returns when the L2 has them.
+    fn join(&mut self, sm_i: usize, r: &LineRequest, bytes: [u32; 4], at: u64) -> u64 {
+        let merged = self
+            .l2
+            .as_mut()
+            .and_then(|l2| l2.merge(r.line, r.sectors, bytes, at, &mut self.dram));
+        match merged {
+            Some(done) => done,
+            None => self.store_line(sm_i, r, bytes, at),
+        }
     }
 
     /// A shared-memory instruction at `t`: each wavefront takes the LSU's
@@ -2243,8 +2301,8 @@ mod tests {
     fn l2_over_l1_stores_open(stmts: &str, open: Option<u32>) -> f64 {
         let mut dev = h200();
         dev.sm.store_merge = open.map(|open_sectors| crate::spec::StoreMerge {
-            run_sectors: 16,
             open_sectors,
+            ..dev.sm.store_merge.expect("the H200 merges stores")
         });
         let o = one_statement(&dev, "2097152", "256", stmts);
         let c = &o.counters;
@@ -2283,6 +2341,20 @@ mod tests {
         // 0.250).
         let four = r#"Store(buf: "a", index: "(blockIdx.x * 2 + threadIdx.x / 128) * 32 + threadIdx.x % 32", width: "4")"#;
         assert_eq!(l2_over_l1_stores(four, true), 0.25);
+    }
+
+    #[test]
+    fn stores_of_two_schedulers_sharing_some_sectors_merge_those() {
+        // Warps 2k and 2k + 1 (two schedulers) each write 4 sectors, the
+        // second's starting `sh` sectors after the first's: the 4 - sh
+        // they share leave once (tools/measure/xwin, sh = 1, 2, 3, 4:
+        // 0.625, 0.750, 0.875, 1.000).
+        for (sh, want) in [(0, 0.5), (1, 0.625), (2, 0.75), (3, 0.875), (4, 1.0)] {
+            let k = format!(
+                r#"Store(buf: "a", index: "((blockIdx.x * 4 + threadIdx.x / 64) * 8 + threadIdx.x / 32 % 2 * {sh} + threadIdx.x % 4) * 8 + (threadIdx.x / 32 % 2 + threadIdx.x % 32 / 4) % 8", width: "4")"#
+            );
+            assert_eq!(l2_over_l1_stores(&k, true), want, "sh = {sh}");
+        }
     }
 
     #[test]

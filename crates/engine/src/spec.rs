@@ -188,7 +188,10 @@ pub struct SmSpec {
 /// `run_sectors` sectors begins a run; any other memory instruction of the
 /// warp, a barrier, or the warp's end closes it, and so does the SM when
 /// it holds more than `open_sectors` sectors of runs open: the oldest runs
-/// close first.
+/// close first. With several schedulers, a store of at most
+/// `run_sectors` sectors also joins, sector by sector, the stores of at
+/// most `run_sectors` sectors that warps of other schedulers issued within
+/// `window_cycles` SM cycles of it: the sectors they write leave with them.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StoreMerge {
@@ -196,6 +199,10 @@ pub struct StoreMerge {
     pub run_sectors: u32,
     /// Sectors of open runs an SM holds.
     pub open_sectors: u32,
+    /// SM cycles apart two warps' stores may issue and still merge (0, the
+    /// default: in the same cycle only).
+    #[serde(default)]
+    pub window_cycles: u32,
 }
 
 /// What a warp's or a block's registers are counted in.
