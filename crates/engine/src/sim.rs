@@ -1594,28 +1594,31 @@ impl<'a> Simulation<'a> {
                 self.load_line(sm_i, r, at, l1_caches)
             } else {
                 let bytes = bytes_of(&written, r.line);
+                // Sectors that leave with another warp's store join it;
+                // the rest leave as a store of their own.
                 let joined = cov.get(i).copied().unwrap_or(0);
-                if joined == 0 {
-                    let at = self.sms[sm_i].lsu_store_line(issue, store_beats(r, &bytes));
-                    self.store_line(sm_i, r, bytes, at)
-                } else if joined == r.sectors {
-                    let at = self.sms[sm_i].lsu_line(issue);
-                    self.join(sm_i, r, bytes, at)
+                let rest = LineRequest {
+                    sectors: r.sectors & !joined,
+                    ..*r
+                };
+                let sm = &mut self.sms[sm_i];
+                let at = if rest.sectors == 0 {
+                    sm.lsu_line(issue)
                 } else {
-                    // Some of the line's sectors leave with another
-                    // warp's store, the rest as a store of their own.
-                    let rest = LineRequest {
-                        sectors: r.sectors & !joined,
-                        ..*r
-                    };
+                    sm.lsu_store_line(issue, store_beats(&rest, &bytes))
+                };
+                let mut done = at;
+                if joined != 0 {
                     let mine = LineRequest {
                         sectors: joined,
                         ..*r
                     };
-                    let at = self.sms[sm_i].lsu_store_line(issue, store_beats(&rest, &bytes));
-                    let j = self.join(sm_i, &mine, bytes, at);
-                    self.store_line(sm_i, &rest, bytes, at).max(j)
+                    done = self.join(sm_i, &mine, bytes, at);
                 }
+                if rest.sectors != 0 {
+                    done = done.max(self.store_line(sm_i, &rest, bytes, at));
+                }
+                done
             };
             done = done.max(arrive);
         }
