@@ -78,6 +78,21 @@ struct Slot {
 /// The most recent stores an SM keeps for merging within the window.
 const RECENT_STORES: usize = 64;
 
+/// The data of a warp's open run that has not yet left its SM: the bytes
+/// written so far in each of its lines (by sector), and the sectors its
+/// first store sent as its own. A line's byte mask takes its beat on the
+/// SM's store data path when the run closes, and only if a sector sent is
+/// then still partly written: stores merged into a run complete its
+/// sectors before the data leaves (`tools/measure/wmerge`: one SM merging
+/// pairs or fours of partial stores moves a whole sector a cycle, as
+/// whole stores do, not the 0.8 a cycle that a mask beat a line would
+/// allow).
+#[derive(Debug, Clone, Copy, Default)]
+struct RunData {
+    bytes: [[u32; 4]; 32],
+    sent: [u8; 32],
+}
+
 /// A run of one warp's stores that the L1 merges: the line requests of
 /// the store that began it (at most [`crate::spec::StoreMerge::run_sectors`]
 /// sectors, so at most 32 lines), under a number that tells it from the
@@ -348,7 +363,12 @@ pub struct Simulation<'a> {
     /// (each one's cycle, scheduler and run), oldest first: the sectors
     /// that a store of another scheduler within the merge window writes
     /// among them leave with them.
-    recent: Vec<std::collections::VecDeque<(u64, u8, Run)>>,
+    recent: Vec<std::collections::VecDeque<(u64, u8, u32, Run)>>,
+    /// Per warp slot, the data of its open run ([`RunData`]).
+    run_data: Vec<RunData>,
+    /// The other warps' open runs a store's sectors join: (warp, run,
+    /// line, sectors).
+    joined: Vec<(u32, u32, u64, u8)>,
     /// The coalescer's results by lane pattern.
     memo: lsu::Memo,
     /// The bytes a store instruction writes, per line.
@@ -603,7 +623,12 @@ fn barrier_mismatch(pc: u32, detail: String) -> ExecError {
     }
 }
 
-/// Counts one coalesced memory instruction.
+/// The bytes of each sector of `line` that a store writes, from its
+/// [`written_lines`] (none where it writes nothing there).
+fn bytes_of(written: &[(u64, [u32; 4])], line: u64) -> [u32; 4] {
+    written.iter().find(|w| w.0 == line).map_or([0; 4], |w| w.1)
+}
+
 /// Beats of store data a store line request sends from its SM: one per
 /// sector it writes, and one more for the byte mask where any of those
 /// sectors is partly written (`bytes`: the bytes written, by sector).
@@ -611,18 +636,13 @@ fn barrier_mismatch(pc: u32, detail: String) -> ExecError {
 /// 1.01 whole sectors a cycle in lines of 2 and 4 sectors, 0.50 lines a
 /// cycle of one partly written sector (4 or 16 bytes of it), 0.34 lines a
 /// cycle of two half-written sectors.
-/// The bytes of each sector of `line` that a store writes, from its
-/// [`written_lines`] (none where it writes nothing there).
-fn bytes_of(written: &[(u64, [u32; 4])], line: u64) -> [u32; 4] {
-    written.iter().find(|w| w.0 == line).map_or([0; 4], |w| w.1)
-}
-
 pub(crate) fn store_beats(r: &LineRequest, bytes: &[u32; 4]) -> u64 {
     let sectors = (0..4).filter(|&s| r.sectors >> s & 1 == 1);
     let partial = sectors.clone().any(|s| bytes[s] != u32::MAX);
     sectors.count() as u64 + partial as u64
 }
 
+/// Counts one coalesced memory instruction.
 pub(crate) fn count_instruction(c: &mut Counters, is_load: bool, lines: &[LineRequest]) {
     let sum = lsu::summarize(lines);
     for k in 0..3 {
@@ -829,6 +849,8 @@ impl<'a> Simulation<'a> {
             runs_open: vec![0; dev.sm.count as usize],
             next_run: 0,
             recent: vec![Default::default(); dev.sm.count as usize],
+            run_data: Vec::new(),
+            joined: Vec::new(),
             memo: lsu::Memo::new(),
             written: Vec::with_capacity(32),
             cycle,
@@ -1391,11 +1413,11 @@ impl<'a> Simulation<'a> {
                             None => s.warp.next_pc().unwrap_or(0).saturating_sub(1),
                         };
                         let issued = self.sms[s.sm as usize].issue(t, s.sched);
-                        self.close_run(id);
+                        self.close_run(id, issued);
                         return self.arrive(id, pc, issued);
                     }
                     Step::Done => {
-                        self.close_run(id);
+                        self.close_run(id, t);
                         let s = &mut self.slots[id as usize];
                         s.done = true;
                         let at = t.max(s.last_load);
@@ -1494,7 +1516,7 @@ impl<'a> Simulation<'a> {
     fn memory(&mut self, id: u32, a: &WarpAccess, t: u64) -> u64 {
         let sm_i = self.slots[id as usize].sm as usize;
         if a.space == MemSpace::Shared {
-            self.close_run(id);
+            self.close_run(id, t);
             return self.shared(id, sm_i, a, t);
         }
         let mut lines = std::mem::take(&mut self.lines);
@@ -1511,6 +1533,15 @@ impl<'a> Simulation<'a> {
         // Per line request, the sectors that stores of other schedulers
         // issued within the window write (where some are and some not).
         let mut cov = [0u8; 32];
+        // Whether this store begins a run (its byte masks then wait for
+        // the run's end).
+        let mut opens = false;
+        if !is_load {
+            let mut written = std::mem::take(&mut self.written);
+            written_lines(a.width, a.mask, &a.addrs, &mut written);
+            self.written = written;
+        }
+        self.joined.clear();
         if let Some(m) = merge {
             let joins = !is_load
                 && self.slots[id as usize]
@@ -1518,11 +1549,15 @@ impl<'a> Simulation<'a> {
                     .as_ref()
                     .is_some_and(|r| r.covers(&lines));
             if joins {
-                let next = self.merge_store(sm_i, a, &lines, issue);
+                let run = self.slots[id as usize].run.map_or(0, |r| r.id);
+                for r in &lines {
+                    self.joined.push((id, run, r.line, r.sectors));
+                }
+                let next = self.merge_store(sm_i, &lines, issue);
                 self.lines = lines;
                 return next;
             }
-            self.close_run(id);
+            self.close_run(id, issue);
             let n: u32 = lines.iter().map(|r| r.sectors.count_ones()).sum();
             if !is_load && n <= m.run_sectors && lines.len() <= 32 && n > 0 {
                 // Warps of different schedulers that store to the same
@@ -1539,26 +1574,32 @@ impl<'a> Simulation<'a> {
                 let mut all = true;
                 for (c, r) in cov.iter_mut().zip(lines.iter()) {
                     if r.size == 32 {
-                        for (at, k, run) in recent.iter() {
+                        // Each sector joins the oldest run that writes it.
+                        for (at, k, wid, run) in recent.iter() {
                             if *k != sched && at.abs_diff(cycle) <= w {
-                                *c |= run.sectors_of(r.line);
+                                let new = run.sectors_of(r.line) & r.sectors & !*c;
+                                if new != 0 {
+                                    self.joined.push((*wid, run.id, r.line, new));
+                                }
+                                *c |= new;
                             }
                         }
                     }
-                    *c &= r.sectors;
                     all &= *c == r.sectors;
                 }
                 if all {
-                    let next = self.merge_store(sm_i, a, &lines, issue);
+                    let next = self.merge_store(sm_i, &lines, issue);
                     self.lines = lines;
                     return next;
                 }
-                self.open_run(id, sm_i, &lines, n, m.open_sectors);
+                self.open_run(id, sm_i, &lines, n, m.open_sectors, issue);
+                opens = true;
                 if let Some(run) = self.slots[id as usize].run {
-                    self.recent[sm_i].push_back((cycle, sched, run));
+                    self.recent[sm_i].push_back((cycle, sched, id, run));
                 }
             }
         }
+        self.join_run_bytes();
         let l1_caches = is_load
             && !a.l2_only
             && self.dev.l1.is_some()
@@ -1583,10 +1624,7 @@ impl<'a> Simulation<'a> {
                 self.dram.prefetch(r.line);
             }
         }
-        let mut written = std::mem::take(&mut self.written);
-        if !is_load {
-            written_lines(a.width, a.mask, &a.addrs, &mut written);
-        }
+        let written = std::mem::take(&mut self.written);
         let mut done = issue;
         for (i, r) in lines.iter().enumerate() {
             let arrive = if is_load {
@@ -1601,11 +1639,20 @@ impl<'a> Simulation<'a> {
                     sectors: r.sectors & !joined,
                     ..*r
                 };
+                let beats = if opens {
+                    // The byte mask waits for the run's end.
+                    let d = &mut self.run_data[id as usize];
+                    d.bytes[i] = bytes;
+                    d.sent[i] = rest.sectors;
+                    rest.sectors.count_ones() as u64
+                } else {
+                    store_beats(&rest, &bytes)
+                };
                 let sm = &mut self.sms[sm_i];
                 let at = if rest.sectors == 0 {
                     sm.lsu_line(issue)
                 } else {
-                    sm.lsu_store_line(issue, store_beats(&rest, &bytes))
+                    sm.lsu_store_line(issue, beats)
                 };
                 let mut done = at;
                 if joined != 0 {
@@ -1649,18 +1696,54 @@ impl<'a> Simulation<'a> {
         self.sms[sm_i].next_issue(issue)
     }
 
-    /// Closes warp `id`'s open run of merged stores, if any.
-    fn close_run(&mut self, id: u32) {
+    /// Closes warp `id`'s open run of merged stores, if any, at `t`: the
+    /// byte mask of each line whose sectors sent are still partly written
+    /// takes its beat on the SM's store data path.
+    fn close_run(&mut self, id: u32, t: u64) {
         if let Some(r) = self.slots[id as usize].run.take() {
             let sm_i = self.slots[id as usize].sm as usize;
             self.runs_open[sm_i] -= r.sectors;
+            let d = &self.run_data[id as usize];
+            let masks = (0..r.n as usize)
+                .filter(|&k| (0..4).any(|s| d.sent[k] >> s & 1 == 1 && d.bytes[k][s] != u32::MAX))
+                .count() as u64;
+            if masks > 0 {
+                let done = self.sms[sm_i].store_masks(t, masks);
+                self.end = self.end.max(done);
+            }
+        }
+    }
+
+    /// Adds the bytes of the sectors in [`Simulation::joined`] to the
+    /// data of the runs they join, where those are still open.
+    fn join_run_bytes(&mut self) {
+        for &(w, run, line, sectors) in &self.joined {
+            let Some(r) = self.slots[w as usize].run.filter(|r| r.id == run) else {
+                continue;
+            };
+            let bytes = bytes_of(&self.written, line);
+            let d = &mut self.run_data[w as usize];
+            for (k, _) in r.lines[..r.n as usize]
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.0 == line)
+            {
+                for (s, (b, new)) in d.bytes[k].iter_mut().zip(bytes).enumerate() {
+                    if sectors >> s & 1 == 1 {
+                        *b |= new;
+                    }
+                }
+            }
         }
     }
 
     /// Warp `id`'s store of `lines` (`n` sectors) begins a run on SM
     /// `sm_i`; the SM's oldest runs close while more than `cap` sectors
     /// are open.
-    fn open_run(&mut self, id: u32, sm_i: usize, lines: &[LineRequest], n: u32, cap: u32) {
+    fn open_run(&mut self, id: u32, sm_i: usize, lines: &[LineRequest], n: u32, cap: u32, t: u64) {
+        if self.run_data.len() <= id as usize {
+            self.run_data.resize(id as usize + 1, RunData::default());
+        }
         let mut run = Run {
             id: self.next_run,
             sectors: n,
@@ -1685,7 +1768,7 @@ impl<'a> Simulation<'a> {
             }
             self.runs[sm_i].pop_front();
             if open {
-                self.close_run(w);
+                self.close_run(w, t);
             }
         }
     }
@@ -1694,15 +1777,9 @@ impl<'a> Simulation<'a> {
     /// warp's open run: its bytes join the run's in the L2 (sent as a store of its own only
     /// where the L2 no longer holds the line). Returns when the warp may
     /// issue again.
-    fn merge_store(
-        &mut self,
-        sm_i: usize,
-        a: &WarpAccess,
-        lines: &[LineRequest],
-        issue: u64,
-    ) -> u64 {
-        let mut written = std::mem::take(&mut self.written);
-        written_lines(a.width, a.mask, &a.addrs, &mut written);
+    fn merge_store(&mut self, sm_i: usize, lines: &[LineRequest], issue: u64) -> u64 {
+        self.join_run_bytes();
+        let written = std::mem::take(&mut self.written);
         for r in lines {
             let bytes = bytes_of(&written, r.line);
             // Its data left with the run's first store, but its tag
@@ -2327,6 +2404,44 @@ mod tests {
         // closes it, unless the warp's second store comes first.
         let one = l2_over_l1_stores_open(pair, Some(8));
         assert!(one > 0.5 && one <= 1.0, "{one}");
+    }
+
+    #[test]
+    fn a_run_completed_by_merged_stores_sends_no_byte_mask() {
+        // One SM (one block of 8 warps) storing 512 KiB: each thread writes
+        // two floats with two stores (half of each sector each, merged into
+        // one run), or one 8-byte store (whole sectors). The merged run's
+        // sectors are whole when its data leaves the SM, so it holds the
+        // store data path a beat a sector and none for a byte mask, as the
+        // whole stores do (tools/measure/wmerge, one SM: warps storing
+        // pairs move a whole sector a cycle, as whole stores do,
+        // tools/measure/mlp). Apart, each of the two stores sends its 8
+        // half-written sectors and a mask beat for each of its 2 lines.
+        let pair = r#"For(var: "i", from: "0", to: "256", body: [
+                Store(buf: "a", index: "i * 2048 + threadIdx.x * 2", width: "4"),
+                Store(buf: "a", index: "i * 2048 + threadIdx.x * 2 + 1", width: "4"),
+            ])"#;
+        let whole = r#"For(var: "i", from: "0", to: "256", body: [
+                Store(buf: "a", index: "i * 1024 + threadIdx.x", width: "8"),
+            ])"#;
+        // The SM's store data path's busy time, in beats (the kernel's
+        // fixed launch cost set aside: the utilisation is over the rest).
+        let beats = |merge: bool, k: &str| {
+            let mut dev = h200();
+            dev.launch.kernel_overhead_ns = 0.0;
+            if !merge {
+                dev.sm.store_merge = None;
+            }
+            let beat = crate::sm::SmTiming::new(&dev).store_beat_ps.unwrap() as f64;
+            let o = one_statement(&dev, "2097152", "1", k);
+            let busy = o.bottlenecks.lsu_util * dev.sm.count as f64 * o.counters.time_ps as f64;
+            (busy / beat).round()
+        };
+        // 8 warps x 256 trips x 8 sectors.
+        let sectors = 16384.0;
+        assert_eq!(beats(true, whole), sectors);
+        assert_eq!(beats(true, pair), sectors);
+        assert_eq!(beats(false, pair), 2.0 * sectors * 5.0 / 4.0);
     }
 
     #[test]

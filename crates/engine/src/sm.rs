@@ -262,6 +262,20 @@ impl Sm {
         }
     }
 
+    /// Takes `n` byte-mask beats of stores merged in the L1 on the store
+    /// data path at or after `t` (none without a store rate); returns when
+    /// they are done.
+    pub fn store_masks(&mut self, t: u64, n: u64) -> u64 {
+        let Some(b) = self.t.store_beat_ps else {
+            return t;
+        };
+        let hold = n * b;
+        self.store_data_ps += hold;
+        let done = t.max(self.data_free) + hold;
+        self.data_free = done;
+        done
+    }
+
     /// Takes one shared-memory wavefront at or after `t`; returns when it
     /// is done. Where the SM has a store data path (`store_sectors_per_cycle`)
     /// a wavefront takes it, as the data array it reads or writes is the
