@@ -10,10 +10,21 @@
 //                      per kernel: the SM cycles from the warp's first
 //                      clock read to its last (clock64, median of 5 warm
 //                      launches) over its trips
+//         ./loopcost second   the second call's kernels (m_war, m_war2,
+//                      m_noreg, m_fixed), the same way
 //
 // m_run<K, U> (grid 1, block 32, 16 MiB): thread t of the grid-stride loop
 //   writes floats t*K .. t*K+K-1 with K 4-byte stores (inline PTX
 //   st.global.f32, volatile), U = 1 unrolled, U = 0 `#pragma unroll 1`.
+// Second call, each a loop of T trips kept a loop (`#pragma unroll 1`),
+// to isolate how long a store holds its source registers:
+// m_war: a store through pointer p, then p += 32 floats (the next trip's
+//   address rewrites the registers the store reads);
+// m_war2: two stores through p (p and p + 1), then p += 32;
+// m_noreg: p += 32 alone (kept by an empty asm), p stored once at the end:
+//   the same loop without the store;
+// m_fixed: a store of a constant to one fixed address each trip: no
+//   register of the store is ever rewritten.
 // m_mad<N> (grid 1, block 32, trips T): each trip runs N dependent
 //   x = x * x + t (IMAD, not foldable) and stores x once (so the chain is
 //   kept).
@@ -22,6 +33,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "../ck.cuh"
@@ -62,6 +74,55 @@ __global__ void m_mad(float *v, int trips, long long *cyc) {
     if (threadIdx.x == 0) cyc[blockIdx.x] = t1 - t0;
 }
 
+__global__ void m_war(float *v, int trips, long long *cyc) {
+    float *p = v + threadIdx.x;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int t = 0; t < trips; t++) {
+        st(p, 1.5f);
+        p += 32;
+        asm volatile("" : "+l"(p));
+    }
+    long long t1 = clock64();
+    if (threadIdx.x == 0) cyc[blockIdx.x] = t1 - t0;
+}
+
+__global__ void m_war2(float *v, int trips, long long *cyc) {
+    float *p = v + 2 * threadIdx.x;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int t = 0; t < trips; t++) {
+        st(p, 1.5f);
+        st(p + 1, 1.5f);
+        p += 64;
+        asm volatile("" : "+l"(p));
+    }
+    long long t1 = clock64();
+    if (threadIdx.x == 0) cyc[blockIdx.x] = t1 - t0;
+}
+
+__global__ void m_noreg(float *v, int trips, long long *cyc) {
+    float *p = v + threadIdx.x;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int t = 0; t < trips; t++) {
+        p += 32;
+        asm volatile("" : "+l"(p));
+    }
+    long long t1 = clock64();
+    st(p - 32, 1.5f);
+    if (threadIdx.x == 0) cyc[blockIdx.x] = t1 - t0;
+}
+
+__global__ void m_fixed(float *v, int trips, long long *cyc) {
+    float *p = v + threadIdx.x;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int t = 0; t < trips; t++) st(p, 1.5f);
+    long long t1 = clock64();
+    if (threadIdx.x == 0) cyc[blockIdx.x] = t1 - t0;
+}
+
 typedef void (*launch_fn)(float *, long long *);
 
 struct Case {
@@ -80,7 +141,13 @@ void mad_k(float *v, long long *c) {
     m_mad<N><<<1, 32>>>(v, T, c);
 }
 
-int main() {
+void war_k(float *v, long long *c) { m_war<<<1, 32>>>(v, T, c); }
+void war2_k(float *v, long long *c) { m_war2<<<1, 32>>>(v, T, c); }
+void noreg_k(float *v, long long *c) { m_noreg<<<1, 32>>>(v, T, c); }
+void fixed_k(float *v, long long *c) { m_fixed<<<1, 32>>>(v, T, c); }
+
+int main(int argc, char **argv) {
+    bool second = argc > 1 && std::string(argv[1]) == "second";
     float *v;
     long long *c;
     CK(cudaMalloc(&v, BYTES));
@@ -95,6 +162,13 @@ int main() {
         {"m_mad", 0, 1, 4, T, mad_k<4>},                {"m_mad", 0, 1, 16, T, mad_k<16>},
         {"m_mad", 0, 1, 64, T, mad_k<64>},
     };
+    if (second)
+        cases = {
+            {"m_war", 1, 0, 0, T, war_k},
+            {"m_war2", 2, 0, 0, T, war2_k},
+            {"m_noreg", 0, 0, 0, T, noreg_k},
+            {"m_fixed", 1, 0, 0, T, fixed_k},
+        };
     printf("kernel,K,unrolled,N,trips,cycles,cycles_per_trip\n");
     for (const Case &k : cases) {
         k.f(v, c);  // warm
