@@ -300,6 +300,7 @@ fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 
                 to,
                 step,
                 body,
+                unroll,
                 ..
             } => {
                 let step = step.as_deref().map_or(Some(1), konst);
@@ -315,7 +316,9 @@ fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 
                     }
                     _ => 0,
                 };
-                1u64.saturating_add(trips.saturating_mul(min_instructions(body, lookup)))
+                // An unrolled loop has no test of its own.
+                u64::from(!*unroll)
+                    .saturating_add(trips.saturating_mul(min_instructions(body, lookup)))
             }
         })
         .fold(0u64, u64::saturating_add)

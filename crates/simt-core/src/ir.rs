@@ -13,6 +13,10 @@
 use serde::Deserialize;
 use std::fmt;
 
+/// The most trips a `For` with `unroll` may have: its body is compiled
+/// once per trip.
+pub const MAX_UNROLL: i64 = 1024;
+
 /// The RON dialect of gpusim's files: `Load(buf: ...)` without double
 /// parentheses, and optional fields written without `Some(...)`.
 pub fn ron_options() -> ron::Options {
@@ -64,6 +68,13 @@ pub enum Stmt {
         step: Option<String>,
         /// Loop body.
         body: Vec<Stmt>,
+        /// Unrolled, as nvcc compiles a loop of a small count known at
+        /// compile time (by default, or under `#pragma unroll`): the body
+        /// once per trip with the variable a constant in each copy, and no
+        /// test, increment or jump of the loop's own. `from`, `to` and
+        /// `step` must then be constants (at most [`MAX_UNROLL`] trips).
+        #[serde(default)]
+        unroll: bool,
     },
     /// A load of `width` bytes by every active lane (from global memory,
     /// or from shared memory when `buf` names a shared buffer).

@@ -213,6 +213,57 @@ mod tests {
         }
     }
 
+    /// An unrolled loop makes the same accesses as the loop, with no
+    /// instruction of the loop's own (its test, increment and jump), as
+    /// nvcc's unrolled loops have none (tools/measure/loopcost, SASS).
+    #[test]
+    fn an_unrolled_loop_accesses_alike_without_its_own_instructions() {
+        let src = |unroll: bool| {
+            format!(
+                r#"[For(var: "k", from: "0", to: "K", unroll: {unroll}, body: [
+                    Store(buf: "a", width: "4", index: "threadIdx.x * 4 + k")])]"#
+            )
+        };
+        let looped = compile(&src(false), 32, 1, &[("K", 4)]);
+        let unrolled = compile(&src(true), 32, 1, &[("K", 4)]);
+        let (a, alu_looped) = run_counting(&looped, 0);
+        let (b, alu_unrolled) = run_counting(&unrolled, 0);
+        let addrs = |v: &[WarpAccess]| v.iter().map(|x| x.addrs).collect::<Vec<_>>();
+        assert_eq!(addrs(&a), addrs(&b));
+        assert_eq!(b.len(), 4);
+        // The loop: its variable set, then per trip a test, an increment
+        // and a jump, and the final test.
+        assert_eq!(alu_looped, 1 + 4 * 3 + 1);
+        assert_eq!(alu_unrolled, 0);
+    }
+
+    /// An unrolled loop needs constant bounds and a variable its body
+    /// leaves alone.
+    #[test]
+    fn an_unrolled_loop_refuses_what_it_cannot_unroll() {
+        let body: Vec<Stmt> = ir::ron_options()
+            .from_str(r#"[For(var: "k", from: "0", to: "threadIdx.x", unroll: true, body: [])]"#)
+            .unwrap();
+        let env = CompileEnv {
+            block_dim: [32, 1, 1],
+            grid_dim: [1, 1, 1],
+            consts: &|_| None,
+            buffers: &[],
+        };
+        let e = Program::compile(&body, &env).expect_err("lane bound");
+        assert!(e.message.contains("unrolled loop's `to`"), "{e}");
+        let body: Vec<Stmt> = ir::ron_options()
+            .from_str(r#"[For(var: "k", from: "0", to: "4", unroll: true, body: [Let("k", "1")])]"#)
+            .unwrap();
+        let e = Program::compile(&body, &env).expect_err("assigned");
+        assert!(e.message.contains("cannot be assigned"), "{e}");
+        let body: Vec<Stmt> = ir::ron_options()
+            .from_str(r#"[For(var: "k", from: "0", to: "100000", unroll: true, body: [])]"#)
+            .unwrap();
+        let e = Program::compile(&body, &env).expect_err("too many");
+        assert!(e.message.contains("at most 1024 trips"), "{e}");
+    }
+
     #[test]
     fn divergent_loop_trip_counts() {
         // Lane l runs l % 4 iterations: 3 trips with shrinking masks.

@@ -216,6 +216,7 @@ impl Program {
             sources: Vec::new(),
             depth: 1,
             guard: None,
+            bound: Vec::new(),
         };
         c.block(body, "kernel")?;
         let has_alu_waits = c
@@ -360,6 +361,20 @@ struct DataReg {
     why_not: String,
 }
 
+/// Whether `body` assigns `var` (a `Let` of it, a loop over it, or a
+/// load into it), at any depth.
+fn assigns(body: &[Stmt], var: &str) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Let(n, _) => n == var,
+        Stmt::If {
+            then, otherwise, ..
+        } => assigns(then, var) || assigns(otherwise, var),
+        Stmt::For { var: v, body, .. } => v == var || assigns(body, var),
+        Stmt::Load(a) => a.dst.as_deref() == Some(var),
+        Stmt::Store(_) | Stmt::Sync => false,
+    })
+}
+
 struct Compiler<'a, 'e> {
     env: &'a CompileEnv<'e>,
     vars: Vec<String>,
@@ -373,6 +388,9 @@ struct Compiler<'a, 'e> {
     /// The predicate of the statements being compiled (inside a
     /// predicated `If`).
     guard: Option<Guard>,
+    /// The variables of the unrolled loops being compiled, each the
+    /// constant of its copy.
+    bound: Vec<(String, i64)>,
 }
 
 impl Compiler<'_, '_> {
@@ -404,6 +422,9 @@ impl Compiler<'_, '_> {
                 _ => None,
             }
         };
+        if let Some(&(_, v)) = self.bound.iter().rev().find(|b| b.0 == name) {
+            return Some(Sym::Const(v));
+        }
         if let Some(i) = self.vars.iter().position(|v| v == name) {
             return Some(Sym::Lane(FIRST_VAR + i as u16));
         }
@@ -602,6 +623,14 @@ impl Compiler<'_, '_> {
                 }
             }
             Stmt::For {
+                var,
+                from,
+                to,
+                step,
+                body,
+                unroll: true,
+            } => self.unrolled(var, from, to, step.as_deref(), body, path)?,
+            Stmt::For {
                 var, from, step, ..
             } => {
                 self.unpredicated(path, "a loop")?;
@@ -679,6 +708,70 @@ impl Compiler<'_, '_> {
                 self.unpredicated(path, "a `Sync`")?;
                 self.push(OpKind::Sync, path, s.to_string());
             }
+        }
+        Ok(())
+    }
+
+    /// A `For` with `unroll`: its body compiled once per trip, the loop's
+    /// variable the trip's constant in each copy (nvcc folds it into the
+    /// copies' immediates), with no instruction of the loop's own.
+    fn unrolled(
+        &mut self,
+        var: &str,
+        from: &str,
+        to: &str,
+        step: Option<&str>,
+        body: &[Stmt],
+        path: &str,
+    ) -> Result<(), CompileError> {
+        let constant = |c: &mut Self, text: &str, field: &str| {
+            c.const_expr(text, &format!("{path}.{field}"))
+                .map_err(|mut e| {
+                    e.message = format!("an unrolled loop's `{field}` {}", e.message);
+                    e
+                })
+        };
+        let a = constant(self, from, "from")?;
+        let b = constant(self, to, "to")?;
+        let st = constant(self, step.unwrap_or("1"), "step")?;
+        if st == 0 {
+            return Err(Self::err(
+                &format!("{path}.step"),
+                step,
+                None,
+                "loop step must not be zero".into(),
+            ));
+        }
+        let span = (b as i128 - a as i128) * st.signum() as i128;
+        let trips = if span > 0 {
+            (span + st.unsigned_abs() as i128 - 1) / st.unsigned_abs() as i128
+        } else {
+            0
+        };
+        if trips > crate::ir::MAX_UNROLL as i128 {
+            return Err(Self::err(
+                &format!("{path}.to"),
+                Some(to),
+                None,
+                format!(
+                    "an unrolled loop has at most {} trips (this one {trips}); leave out `unroll`",
+                    crate::ir::MAX_UNROLL
+                ),
+            ));
+        }
+        if assigns(body, var) {
+            return Err(Self::err(
+                &format!("{path}.var"),
+                Some(var),
+                None,
+                format!("the variable `{var}` of an unrolled loop cannot be assigned in its body"),
+            ));
+        }
+        for k in 0..trips as i64 {
+            self.bound.push((var.to_string(), a + k * st));
+            let r = self.block(body, &format!("{path}.body"));
+            self.bound.pop();
+            r?;
         }
         Ok(())
     }
