@@ -637,9 +637,13 @@ fn bytes_of(written: &[(u64, [u32; 4])], line: u64) -> [u32; 4] {
 /// cycle of one partly written sector (4 or 16 bytes of it), 0.34 lines a
 /// cycle of two half-written sectors.
 pub(crate) fn store_beats(r: &LineRequest, bytes: &[u32; 4]) -> u64 {
-    let sectors = (0..4).filter(|&s| r.sectors >> s & 1 == 1);
-    let partial = sectors.clone().any(|s| bytes[s] != u32::MAX);
-    sectors.count() as u64 + partial as u64
+    (r.sectors & 0xf).count_ones() as u64 + partly_written(r.sectors, bytes) as u64
+}
+
+/// Whether some byte of `sectors` is not among `bytes` (by sector): the
+/// store then sends a byte mask.
+fn partly_written(sectors: u8, bytes: &[u32; 4]) -> bool {
+    (0..4).any(|s| sectors >> s & 1 == 1 && bytes[s] != u32::MAX)
 }
 
 /// Counts one coalesced memory instruction.
@@ -1549,7 +1553,7 @@ impl<'a> Simulation<'a> {
                     .as_ref()
                     .is_some_and(|r| r.covers(&lines));
             if joins {
-                let run = self.slots[id as usize].run.map_or(0, |r| r.id);
+                let run = self.slots[id as usize].run.as_ref().map_or(0, |r| r.id);
                 for r in &lines {
                     self.joined.push((id, run, r.line, r.sectors));
                 }
@@ -1705,7 +1709,7 @@ impl<'a> Simulation<'a> {
             self.runs_open[sm_i] -= r.sectors;
             let d = &self.run_data[id as usize];
             let masks = (0..r.n as usize)
-                .filter(|&k| (0..4).any(|s| d.sent[k] >> s & 1 == 1 && d.bytes[k][s] != u32::MAX))
+                .filter(|&k| partly_written(d.sent[k], &d.bytes[k]))
                 .count() as u64;
             if masks > 0 {
                 let done = self.sms[sm_i].store_masks(t, masks);
@@ -1718,7 +1722,7 @@ impl<'a> Simulation<'a> {
     /// data of the runs they join, where those are still open.
     fn join_run_bytes(&mut self) {
         for &(w, run, line, sectors) in &self.joined {
-            let Some(r) = self.slots[w as usize].run.filter(|r| r.id == run) else {
+            let Some(r) = self.slots[w as usize].run.as_ref().filter(|r| r.id == run) else {
                 continue;
             };
             let bytes = bytes_of(&self.written, line);

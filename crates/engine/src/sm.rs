@@ -251,29 +251,28 @@ impl Sm {
     pub fn lsu_store_line(&mut self, t: u64, beats: u64) -> u64 {
         let tag = self.take_lsu(t, self.t.lsu_ps);
         match self.t.store_beat_ps {
-            Some(b) => {
-                let hold = beats * b;
-                self.store_data_ps += hold;
-                let done = tag.max(self.data_free) + hold;
-                self.data_free = done;
-                done
-            }
+            Some(b) => self.take_data(tag, beats * b),
             None => tag,
         }
+    }
+
+    /// Holds the store data path for `hold` from the first time at or
+    /// after `t` it is free; returns when it is done.
+    fn take_data(&mut self, t: u64, hold: u64) -> u64 {
+        self.store_data_ps += hold;
+        let done = t.max(self.data_free) + hold;
+        self.data_free = done;
+        done
     }
 
     /// Takes `n` byte-mask beats of stores merged in the L1 on the store
     /// data path at or after `t` (none without a store rate); returns when
     /// they are done.
     pub fn store_masks(&mut self, t: u64, n: u64) -> u64 {
-        let Some(b) = self.t.store_beat_ps else {
-            return t;
-        };
-        let hold = n * b;
-        self.store_data_ps += hold;
-        let done = t.max(self.data_free) + hold;
-        self.data_free = done;
-        done
+        match self.t.store_beat_ps {
+            Some(b) => self.take_data(t, n * b),
+            None => t,
+        }
     }
 
     /// Takes one shared-memory wavefront at or after `t`; returns when it
@@ -284,10 +283,7 @@ impl Sm {
         if self.t.store_beat_ps.is_none() {
             return self.lsu_line(t);
         }
-        let done = t.max(self.data_free) + self.t.lsu_ps;
-        self.data_free = done;
-        self.store_data_ps += self.t.lsu_ps;
-        done
+        self.take_data(t, self.t.lsu_ps)
     }
 
     /// When the LSU may take more work: the later of its tag stage and

@@ -305,14 +305,8 @@ fn min_instructions(body: &[Stmt], lookup: &dyn Fn(&str) -> Option<i64>) -> u64 
             } => {
                 let step = step.as_deref().map_or(Some(1), konst);
                 let trips = match (konst(from), konst(to), step) {
-                    (Some(a), Some(b), Some(st)) if st != 0 => {
-                        let span = (b as i128 - a as i128) * st.signum() as i128;
-                        if span > 0 {
-                            let st = (st as i128).abs();
-                            ((span + st - 1) / st).min(u64::MAX as i128) as u64
-                        } else {
-                            0
-                        }
+                    (Some(a), Some(b), Some(st)) => {
+                        simt_core::ir::trips(a, b, st).min(u64::MAX as u128) as u64
                     }
                     _ => 0,
                 };

@@ -17,6 +17,17 @@ use std::fmt;
 /// once per trip.
 pub const MAX_UNROLL: i64 = 1024;
 
+/// The trips of a counted loop from `from` to `to` (exclusive) by `step`
+/// (0 where the step is 0 or the range empty).
+pub fn trips(from: i64, to: i64, step: i64) -> u128 {
+    let span = (to as i128 - from as i128) * step.signum() as i128;
+    if step == 0 || span <= 0 {
+        return 0;
+    }
+    let st = step.unsigned_abs() as i128;
+    ((span + st - 1) / st) as u128
+}
+
 /// The RON dialect of gpusim's files: `Load(buf: ...)` without double
 /// parentheses, and optional fields written without `Some(...)`.
 pub fn ron_options() -> ron::Options {

@@ -742,13 +742,8 @@ impl Compiler<'_, '_> {
                 "loop step must not be zero".into(),
             ));
         }
-        let span = (b as i128 - a as i128) * st.signum() as i128;
-        let trips = if span > 0 {
-            (span + st.unsigned_abs() as i128 - 1) / st.unsigned_abs() as i128
-        } else {
-            0
-        };
-        if trips > crate::ir::MAX_UNROLL as i128 {
+        let trips = crate::ir::trips(a, b, st);
+        if trips > crate::ir::MAX_UNROLL as u128 {
             return Err(Self::err(
                 &format!("{path}.to"),
                 Some(to),
