@@ -114,7 +114,7 @@ pub fn explain(
         })?;
         match step {
             Step::Done => break,
-            Step::Alu => continue,
+            Step::Alu | Step::Jump => continue,
             Step::Sync => {
                 let pc = w.next_pc().unwrap_or(0).saturating_sub(1);
                 let _ = writeln!(

@@ -102,6 +102,10 @@ struct Run {
     id: u32,
     /// Sectors it writes.
     sectors: u32,
+    /// Until when a store of the warp may join it: when its latest
+    /// store's data has left the SM, with `StoreMerge::close_when_sent`
+    /// (else never closed by time).
+    open_until: u64,
     n: u8,
     lines: [(u64, u8); 32],
 }
@@ -379,6 +383,9 @@ pub struct Simulation<'a> {
     /// A barrier's time per arrival, and from the last to the release.
     bar_arrival_ps: u64,
     bar_latency_ps: u64,
+    /// Whether a run of merged stores closes once its latest store's data
+    /// has left the SM (`StoreMerge::close_when_sent`).
+    run_closes_when_sent: bool,
     // Progress.
     next_block: u64,
     /// Whether the L1s' and the L2's state is too large for the host's
@@ -701,7 +708,7 @@ pub fn count_each_warp(
                 }
                 match warp.step(prog, &mut scratch, &mut a) {
                     Ok(Step::Done) => break,
-                    Ok(Step::Alu) => c.warp_instructions += 1,
+                    Ok(Step::Alu | Step::Jump) => c.warp_instructions += 1,
                     Ok(Step::Sync) => {
                         c.warp_instructions += 1;
                         mine.push(warp.next_pc().unwrap_or(0).saturating_sub(1));
@@ -861,6 +868,7 @@ impl<'a> Simulation<'a> {
             shared_ps: ps(dev.shared.latency_cycles as f64, cycle),
             bar_arrival_ps: ps(dev.sm.barrier_arrival_cycles, cycle),
             bar_latency_ps: ps(dev.sm.barrier_latency_cycles as f64, cycle),
+            run_closes_when_sent: dev.sm.store_merge.is_some_and(|m| m.close_when_sent),
             next_block: 0,
             prefetch: host_prefetch(dev),
             end: 0,
@@ -1376,6 +1384,7 @@ impl<'a> Simulation<'a> {
                         match x {
                             None => Step::Done,
                             Some(TracedStep::Alu { .. }) => Step::Alu,
+                            Some(TracedStep::Jump { .. }) => Step::Jump,
                             Some(TracedStep::Sync { .. }) => Step::Sync,
                             Some(TracedStep::Mem { access, .. }) => {
                                 tr.accesses[access as usize].at(r.block, &mut a);
@@ -1390,8 +1399,8 @@ impl<'a> Simulation<'a> {
                 };
                 let s = &mut self.slots[id as usize];
                 match step {
-                    Step::Alu => {
-                        t = self.sms[s.sm as usize].issue_alu(t, s.sched);
+                    Step::Alu | Step::Jump => {
+                        t = self.sms[s.sm as usize].issue_alu(t, s.sched, step == Step::Jump);
                         self.counters.warp_instructions += 1;
                         if self.counters.warp_instructions > self.budget {
                             return Err(SimError::Budget(self.budget));
@@ -1551,13 +1560,13 @@ impl<'a> Simulation<'a> {
                 && self.slots[id as usize]
                     .run
                     .as_ref()
-                    .is_some_and(|r| r.covers(&lines));
+                    .is_some_and(|r| issue <= r.open_until && r.covers(&lines));
             if joins {
                 let run = self.slots[id as usize].run.as_ref().map_or(0, |r| r.id);
                 for r in &lines {
                     self.joined.push((id, run, r.line, r.sectors));
                 }
-                let next = self.merge_store(sm_i, &lines, issue);
+                let next = self.merge_store(id, sm_i, &lines, issue);
                 self.lines = lines;
                 return next;
             }
@@ -1592,7 +1601,7 @@ impl<'a> Simulation<'a> {
                     all &= *c == r.sectors;
                 }
                 if all {
-                    let next = self.merge_store(sm_i, &lines, issue);
+                    let next = self.merge_store(id, sm_i, &lines, issue);
                     self.lines = lines;
                     return next;
                 }
@@ -1630,6 +1639,8 @@ impl<'a> Simulation<'a> {
         }
         let written = std::mem::take(&mut self.written);
         let mut done = issue;
+        // When the store's data has left the LSU.
+        let mut sent = issue;
         for (i, r) in lines.iter().enumerate() {
             let arrive = if is_load {
                 let at = self.sms[sm_i].lsu_line(issue);
@@ -1658,6 +1669,7 @@ impl<'a> Simulation<'a> {
                 } else {
                     sm.lsu_store_line(issue, beats)
                 };
+                sent = sent.max(at);
                 let mut done = at;
                 if joined != 0 {
                     let mine = LineRequest {
@@ -1675,6 +1687,11 @@ impl<'a> Simulation<'a> {
         }
         self.lines = lines;
         self.written = written;
+        if opens && self.run_closes_when_sent {
+            if let Some(run) = self.slots[id as usize].run.as_mut() {
+                run.open_until = sent;
+            }
+        }
         let s = &mut self.slots[id as usize];
         if is_load {
             if let Some(d) = a.dst {
@@ -1751,6 +1768,7 @@ impl<'a> Simulation<'a> {
         let mut run = Run {
             id: self.next_run,
             sectors: n,
+            open_until: u64::MAX,
             n: lines.len() as u8,
             lines: [(0, 0); 32],
         };
@@ -1781,18 +1799,29 @@ impl<'a> Simulation<'a> {
     /// warp's open run: its bytes join the run's in the L2 (sent as a store of its own only
     /// where the L2 no longer holds the line). Returns when the warp may
     /// issue again.
-    fn merge_store(&mut self, sm_i: usize, lines: &[LineRequest], issue: u64) -> u64 {
+    fn merge_store(&mut self, id: u32, sm_i: usize, lines: &[LineRequest], issue: u64) -> u64 {
         self.join_run_bytes();
         let written = std::mem::take(&mut self.written);
+        let mut looked = issue;
         for r in lines {
             let bytes = bytes_of(&written, r.line);
             // Its data left with the run's first store, but its tag
             // lookup takes its slot (the L1's tag stage counts its sectors).
             let at = self.sms[sm_i].lsu_line(issue);
+            looked = looked.max(at);
             let done = self.join(sm_i, r, bytes, at);
             self.end = self.end.max(done);
         }
         self.written = written;
+        if self.run_closes_when_sent {
+            // The run stays open while the data of this store, merged into
+            // it, would be on the store data path.
+            let beats: u64 = lines.iter().map(|r| r.sectors.count_ones() as u64).sum();
+            let sent = looked + beats * self.sms[sm_i].store_beat_ps();
+            if let Some(run) = self.slots[id as usize].run.as_mut() {
+                run.open_until = run.open_until.max(sent);
+            }
+        }
         self.sms[sm_i].next_issue(issue)
     }
 
@@ -2400,14 +2429,95 @@ mod tests {
             Store(buf: "a", index: "t * 2 + 1", width: "4")"#;
         assert_eq!(l2_over_l1_stores(pair, false), 1.0);
         assert_eq!(l2_over_l1_stores(pair, true), 0.5);
-        // Four of 16 sectors each: one run.
+        // Four of 16 sectors each: one run (the loop unrolled, as nvcc
+        // does: kept a loop, its compare and branch between the stores
+        // close each run before the next store, as on the H200,
+        // `tools/measure/wcomb`'s `m_runspin`).
         let four = r#"Let("t", "blockIdx.x * 256 + threadIdx.x"),
-            For(var: "j", from: "0", to: "4", body: [Store(buf: "a", index: "t * 4 + j", width: "4")])"#;
+            For(var: "j", from: "0", to: "4", unroll: true, body: [Store(buf: "a", index: "t * 4 + j", width: "4")])"#;
         assert_eq!(l2_over_l1_stores(four, true), 0.25);
         // An SM that holds one run of 8 sectors open: the next warp's run
         // closes it, unless the warp's second store comes first.
         let one = l2_over_l1_stores_open(pair, Some(8));
         assert!(one > 0.5 && one <= 1.0, "{one}");
+    }
+
+    /// L2 write sectors over L1 store sectors of one warp alone on the
+    /// H200 writing floats `t * k .. t * k + k - 1` with `k` stores a
+    /// thread, `n` dependent additions (4 cycles each) before each store
+    /// but the first, runs closing once sent (`close_when_sent`) or not.
+    fn lone_warp_merged(k: u32, n: u32, close: bool) -> f64 {
+        let chain = (0..n).map(|_| r#"Let("x", "x + 1"),"#).collect::<String>();
+        let stores = (0..k)
+            .map(|j| {
+                let gap = if j == 0 { "" } else { chain.as_str() };
+                format!(r#"{gap} Store(buf: "a", index: "threadIdx.x * {k} + {j}", width: "4"),"#)
+            })
+            .collect::<String>();
+        let text = format!(
+            r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "4096")],
+            grid: ["1"], block: ["32"], regs_per_thread: 8, useful_bytes: "4096",
+            kernel: [Let("x", "threadIdx.x"), {stores}])"#
+        );
+        let wl = match crate::workload_from_str(std::path::Path::new("w.ron"), text) {
+            Ok(w) => w,
+            Err(e) => panic!("{e}"),
+        };
+        let point = wl.points(&[]).unwrap().remove(0);
+        let inst = wl.workload.instantiate(&point).unwrap();
+        let mut dev = h200();
+        dev.sm.store_merge.as_mut().unwrap().close_when_sent = close;
+        let o = Simulation::new(&dev, &inst.program, 1)
+            .run_outcome()
+            .unwrap();
+        o.counters.l2_write_sectors as f64 / o.counters.sectors_st as f64
+    }
+
+    #[test]
+    fn a_run_closes_once_its_latest_stores_data_has_left() {
+        // tools/measure/mgap (one warp alone, 4-byte stores of one word a
+        // sector): stores of 8 sectors merge in pairs with one dependent
+        // IMAD between them and not with 2 or more; stores of 16 sectors
+        // merge all four with up to 3 between, and none with 14 or more.
+        // A run stays open while its latest store's data would be on the
+        // store data path (a sector a cycle, after the tag lookups).
+        assert_eq!(lone_warp_merged(2, 1, true), 0.5);
+        assert_eq!(lone_warp_merged(2, 4, true), 1.0);
+        assert_eq!(lone_warp_merged(4, 3, true), 0.25);
+        assert_eq!(lone_warp_merged(4, 14, true), 1.0);
+        // Without it the run stays open however long the gap.
+        assert_eq!(lone_warp_merged(4, 14, false), 0.25);
+    }
+
+    #[test]
+    fn a_taken_branch_holds_its_warp_for_the_branch_latency() {
+        // One warp alone runs a loop of 1,000 trips of one addition: each
+        // trip ends with the jump back, and the loop with its test's jump
+        // out, 1,001 taken branches. Each holds the warp
+        // `sm.taken_branch_cycles` where an arithmetic instruction holds
+        // it `sm.alu_latency_cycles` (tools/measure/loopcost: a lone
+        // warp's loop of four instructions takes 29 cycles a trip on the
+        // H200, 21 of them after its branch).
+        let text = r#"Workload(name: "w", params: [], buffers: [(name: "a", bytes: "128")],
+            grid: ["1"], block: ["32"], regs_per_thread: 8, useful_bytes: "128",
+            kernel: [Let("x", "threadIdx.x"),
+                For(var: "i", from: "0", to: "1000", body: [Let("x", "x + i")]),
+                Store(buf: "a", index: "threadIdx.x", width: "4")])"#;
+        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
+        let point = wl.points(&[]).unwrap().remove(0);
+        let inst = wl.workload.instantiate(&point).unwrap();
+        let time = |branch: Option<u32>| {
+            let mut dev = h200();
+            dev.sm.taken_branch_cycles = branch;
+            let o = Simulation::new(&dev, &inst.program, 1)
+                .run_outcome()
+                .unwrap();
+            (o.counters.time_ps, crate::sm::SmTiming::new(&dev))
+        };
+        let (with, t) = time(Some(21));
+        let (without, t0) = time(None);
+        assert_eq!(t0.branch_ps, t0.alu_ps);
+        assert_eq!(with - without, 1001 * (t.branch_ps - t.alu_ps));
     }
 
     #[test]
@@ -2433,6 +2543,9 @@ mod tests {
         let beats = |merge: bool, k: &str| {
             let mut dev = h200();
             dev.launch.kernel_overhead_ns = 0.0;
+            // Runs that stay open until the warp's next store: the byte
+            // masks alone (how long a run stays open is the test below).
+            dev.sm.store_merge.as_mut().unwrap().close_when_sent = false;
             if !merge {
                 dev.sm.store_merge = None;
             }

@@ -48,6 +48,8 @@ pub struct SmTiming {
     pub issue_ps: u64,
     /// Result latency of an arithmetic instruction.
     pub alu_ps: u64,
+    /// From a taken branch's issue until its warp may issue again.
+    pub branch_ps: u64,
     /// Time per line request in the LSU.
     pub lsu_ps: u64,
     /// Time per beat of store data (a sector, or a byte mask) in the LSU,
@@ -76,6 +78,10 @@ impl SmTiming {
         SmTiming {
             issue_ps: ps_up(sm.schedulers.unwrap_or(1) as f64 / sm.issue_per_cycle, cy),
             alu_ps: ps(sm.alu_latency_cycles as f64, cy),
+            branch_ps: ps(
+                sm.taken_branch_cycles.unwrap_or(sm.alu_latency_cycles) as f64,
+                cy,
+            ),
             lsu_ps,
             store_beat_ps: sm.store_sectors_per_cycle.map(|r| ps_up(1.0 / r, cy)),
             lsu_window_ps: lsu_ps * sm.lsu_queue_lines as u64,
@@ -167,9 +173,15 @@ impl Sm {
     }
 
     /// Issues an arithmetic instruction of a warp of scheduler `k`, ready
-    /// at `t`; returns when its result is ready.
-    pub fn issue_alu(&mut self, t: u64, k: u8) -> u64 {
-        self.issue(t, k) + self.t.alu_ps
+    /// at `t`; returns when its result is ready, or, for a taken branch
+    /// (`jump`), when the warp may issue again.
+    pub fn issue_alu(&mut self, t: u64, k: u8, jump: bool) -> u64 {
+        self.issue(t, k)
+            + if jump {
+                self.t.branch_ps
+            } else {
+                self.t.alu_ps
+            }
     }
 
     /// Issues an instruction without a result (a barrier) of a warp of
@@ -284,6 +296,11 @@ impl Sm {
             return self.lsu_line(t);
         }
         self.take_data(t, self.t.lsu_ps)
+    }
+
+    /// Time per beat of the store data path (0 without a store rate).
+    pub fn store_beat_ps(&self) -> u64 {
+        self.t.store_beat_ps.unwrap_or(0)
     }
 
     /// When the LSU may take more work: the later of its tag stage and

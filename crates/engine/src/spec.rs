@@ -138,6 +138,12 @@ pub struct SmSpec {
     pub schedulers: Option<u32>,
     /// Cycles from issue of an arithmetic instruction to its result.
     pub alu_latency_cycles: u32,
+    /// Cycles from a taken branch's issue (a jump, or a branch every
+    /// active lane of the warp takes) until the warp issues again.
+    /// Optional: without it a taken branch costs what an arithmetic
+    /// instruction does.
+    #[serde(default)]
+    pub taken_branch_cycles: Option<u32>,
     /// SM cycles from a warp's start until its thread and block indices
     /// are in registers (the special-register reads, `S2R`/`S2UR`, the
     /// warp makes first): an instruction that reads `threadIdx` or
@@ -203,6 +209,13 @@ pub struct StoreMerge {
     /// default: in the same cycle only).
     #[serde(default)]
     pub window_cycles: u32,
+    /// A run closes once the data of its latest store has left the SM's
+    /// store data path (`store_sectors_per_cycle`; a store merged into the
+    /// run counts the beats its sectors would take there): a warp's store
+    /// issued later begins a run of its own. Optional (false): a run stays
+    /// open until another instruction of the warp closes it.
+    #[serde(default)]
+    pub close_when_sent: bool,
 }
 
 /// What a warp's or a block's registers are counted in.
@@ -653,6 +666,12 @@ impl DeviceSpec {
             (
                 "sm.alu_latency_cycles",
                 sm.alu_latency_cycles as f64,
+                0.0,
+                1e5,
+            ),
+            (
+                "sm.taken_branch_cycles",
+                sm.taken_branch_cycles.unwrap_or(0) as f64,
                 0.0,
                 1e5,
             ),

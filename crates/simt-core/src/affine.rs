@@ -50,8 +50,13 @@ impl AffineAccess {
 /// One instruction of a traced warp, as [`crate::Warp::step`] reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TracedStep {
-    /// Arithmetic or a branch, at op `pc`.
+    /// Arithmetic or a branch not taken, at op `pc`.
     Alu {
+        /// Op index.
+        pc: u32,
+    },
+    /// A jump or a taken branch at op `pc` (see [`crate::Step::Jump`]).
+    Jump {
         /// Op index.
         pc: u32,
     },
@@ -73,7 +78,10 @@ impl TracedStep {
     /// The op the step runs.
     pub fn pc(&self) -> u32 {
         match *self {
-            TracedStep::Alu { pc } | TracedStep::Sync { pc } | TracedStep::Mem { pc, .. } => pc,
+            TracedStep::Alu { pc }
+            | TracedStep::Jump { pc }
+            | TracedStep::Sync { pc }
+            | TracedStep::Mem { pc, .. } => pc,
         }
     }
 }
@@ -176,7 +184,7 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                 stack[last].pc += 1;
             }
             OpKind::Jump { pc: target } => {
-                out.steps.push(TracedStep::Alu { pc });
+                out.steps.push(TracedStep::Jump { pc });
                 stack[last].pc = *target;
             }
             OpKind::Branch {
@@ -188,12 +196,16 @@ pub fn trace(prog: &Program, warp_in_block: u32) -> Option<AffineTrace> {
                 if v.k != [0; 3] {
                     return None;
                 }
-                out.steps.push(TracedStep::Alu { pc });
                 let mut taken = 0u32;
                 for l in 0..WARP_SIZE {
                     taken |= ((v.c[l] != 0) as u32) << l;
                 }
-                branch(&mut stack, pc, taken & mask, *else_pc, *reconv_pc);
+                let jumped = branch(&mut stack, pc, taken & mask, *else_pc, *reconv_pc);
+                out.steps.push(if jumped {
+                    TracedStep::Jump { pc }
+                } else {
+                    TracedStep::Alu { pc }
+                });
             }
             OpKind::Mem(m) => {
                 if m.value_slot.is_some() {

@@ -131,7 +131,7 @@ mod tests {
             match w.step(p, &mut scratch, &mut acc).expect("run") {
                 Step::Done => return (out, alu),
                 Step::Mem => out.push(acc.clone()),
-                Step::Alu | Step::Sync => alu += 1,
+                Step::Alu | Step::Jump | Step::Sync => alu += 1,
             }
         }
     }
@@ -235,6 +235,48 @@ mod tests {
         // and a jump, and the final test.
         assert_eq!(alu_looped, 1 + 4 * 3 + 1);
         assert_eq!(alu_unrolled, 0);
+    }
+
+    /// A branching `If` on a constant compiles only the arm it takes, with
+    /// no branch; one on a lane's value branches; a loop kept a loop jumps
+    /// back once a trip, and its test jumps out at the end (taken branches).
+    #[test]
+    fn an_if_on_a_constant_is_decided_when_compiled() {
+        let src = |cond: &str| {
+            format!(
+                r#"[If(cond: "{cond}", then: [Store(buf: "a", width: "4", index: "threadIdx.x")],
+                    else: [Store(buf: "a", width: "4", index: "threadIdx.x + 32")])]"#
+            )
+        };
+        let jumps = |p: &Program| {
+            let mut w = Warp::default();
+            w.reset(p, [0, 0, 0], 0);
+            let (mut acc, mut scratch, mut n, mut addrs) =
+                (WarpAccess::default(), Scratch::default(), 0, vec![]);
+            loop {
+                match w.step(p, &mut scratch, &mut acc).expect("run") {
+                    Step::Done => return (n, addrs),
+                    Step::Jump => n += 1,
+                    Step::Mem => addrs.push(acc.addrs[0]),
+                    Step::Alu | Step::Sync => {}
+                }
+            }
+        };
+        let folded = compile(&src("K == 4"), 32, 1, &[("K", 4)]);
+        let (n, a) = jumps(&folded);
+        assert_eq!((folded.ops.len(), n), (1, 0));
+        let other = compile(&src("K == 4"), 32, 1, &[("K", 5)]);
+        assert_eq!(jumps(&other), (0, vec![a[0] + 128]));
+        // On a lane's value: the branch, the then-arm's jump over the else.
+        let lanes = compile(&src("threadIdx.x < 64"), 32, 1, &[]);
+        assert_eq!(jumps(&lanes), (1, a.clone()));
+        let looped = compile(
+            r#"[For(var: "k", from: "0", to: "4", body: [Let("x", "k")])]"#,
+            32,
+            1,
+            &[],
+        );
+        assert_eq!(jumps(&looped).0, 4 + 1);
     }
 
     /// An unrolled loop needs constant bounds and a variable its body

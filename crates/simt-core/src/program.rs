@@ -557,6 +557,26 @@ impl Compiler<'_, '_> {
     }
 
     fn stmt(&mut self, s: &Stmt, path: &str) -> Result<(), CompileError> {
+        // A branching `If` on a constant (parameters, an unrolled loop's
+        // variable) is decided here: only the arm it takes is compiled,
+        // with no branch, as nvcc compiles a test of a template parameter
+        // or of a constant. (A predicated one is kept: its instructions
+        // issue, predicated off or not.)
+        if let Stmt::If {
+            cond,
+            then,
+            otherwise,
+            predicated: false,
+        } = s
+        {
+            if let Some(v) = self.expr(cond, &format!("{path}.cond"))?.konst {
+                return if v != 0 {
+                    self.block(then, &format!("{path}.then"))
+                } else {
+                    self.block(otherwise, &format!("{path}.else"))
+                };
+            }
+        }
         match s {
             Stmt::Let(name, text) => {
                 let e = self.expr(text, &format!("{path}.Let.1"))?;

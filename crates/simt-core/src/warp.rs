@@ -23,13 +23,23 @@ pub(crate) struct Entry {
 /// The branch at op `pc` of the top entry of `stack`: lanes `taken` (of
 /// the entry's) go to `pc + 1`, the others to `else_pc`, and all meet at
 /// `reconv_pc`.
-pub(crate) fn branch(stack: &mut Vec<Entry>, pc: u32, taken: u32, else_pc: u32, reconv_pc: u32) {
+///
+/// Returns whether the warp jumped: every active lane left for `else_pc`
+/// (a taken branch, in the hardware's terms).
+pub(crate) fn branch(
+    stack: &mut Vec<Entry>,
+    pc: u32,
+    taken: u32,
+    else_pc: u32,
+    reconv_pc: u32,
+) -> bool {
     let Some(e) = stack.last_mut() else {
-        return;
+        return false;
     };
     let not_taken = e.mask & !taken;
     if taken == 0 {
         e.pc = else_pc;
+        return true;
     } else if not_taken == 0 {
         e.pc += 1;
     } else if e.rpc == reconv_pc && else_pc == reconv_pc {
@@ -52,6 +62,7 @@ pub(crate) fn branch(stack: &mut Vec<Entry>, pc: u32, taken: u32, else_pc: u32, 
             mask: taken,
         });
     }
+    false
 }
 
 /// The addresses of one warp-wide memory instruction.
@@ -96,8 +107,12 @@ impl Default for WarpAccess {
 /// What one step of a warp did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// A non-memory instruction (arithmetic, branch).
+    /// A non-memory instruction (arithmetic, or a branch that leaves the
+    /// warp's next instruction the following one).
     Alu,
+    /// A jump, or a branch that every active lane took away: the warp's
+    /// next instruction is not the following one (a taken branch).
+    Jump,
     /// A memory instruction; its addresses are in the `WarpAccess` passed in.
     Mem,
     /// A barrier (`__syncthreads()`) reached by the whole warp.
@@ -375,7 +390,7 @@ impl Warp {
                 }
                 OpKind::Jump { pc: target } => {
                     self.stack[last].pc = *target;
-                    return Ok(Step::Alu);
+                    return Ok(Step::Jump);
                 }
                 OpKind::Branch {
                     cond,
@@ -388,8 +403,8 @@ impl Warp {
                     for l in 0..WARP_SIZE {
                         taken |= ((scratch.tmp[l] != 0) as u32) << l;
                     }
-                    branch(&mut self.stack, pc, taken & mask, *else_pc, *reconv_pc);
-                    return Ok(Step::Alu);
+                    let jumped = branch(&mut self.stack, pc, taken & mask, *else_pc, *reconv_pc);
+                    return Ok(if jumped { Step::Jump } else { Step::Alu });
                 }
                 OpKind::Mem(m) => {
                     let mask = m
@@ -466,7 +481,7 @@ impl Warp {
             match self.step(prog, scratch, acc)? {
                 Step::Done => return Ok(()),
                 Step::Mem => on_mem(acc),
-                Step::Alu | Step::Sync => {}
+                Step::Alu | Step::Jump | Step::Sync => {}
             }
         }
     }
