@@ -2328,10 +2328,8 @@ mod tests {
                grid: ["1"], block: ["32"], regs_per_thread: 8, useful_bytes: "128",
                kernel: [{kernel}])"#
         );
-        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text).unwrap();
-        let point = wl.points(&[]).unwrap().remove(0);
-        let inst = wl.workload.instantiate(&point).unwrap();
-        let sim = Simulation::new(&dev, &inst.program, 8);
+        let program = program_of(&text);
+        let sim = Simulation::new(&dev, &program, 8);
         sim.run_outcome().unwrap().counters.time_ps
     }
 
@@ -2360,6 +2358,16 @@ mod tests {
         // A kernel that never reads them does not wait.
         let none = r#"Store(buf: "a", index: "5", width: "4")"#;
         assert_eq!(one_warp(none, Some(40.0)), one_warp(none, None));
+    }
+
+    /// The kernel of a workload file's text, at its first point.
+    fn program_of(text: &str) -> simt_core::Program {
+        let wl = match crate::workload_from_str(std::path::Path::new("w.ron"), text.into()) {
+            Ok(w) => w,
+            Err(e) => panic!("{e}"),
+        };
+        let point = wl.points(&[]).unwrap().remove(0);
+        wl.workload.instantiate(&point).unwrap().program
     }
 
     fn h200() -> DeviceSpec {
@@ -2395,10 +2403,7 @@ mod tests {
                grid: ["{grid}"], block: ["256"], regs_per_thread: 8, useful_bytes: "{bytes}",
                kernel: [{stmt}])"#
         );
-        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text).unwrap();
-        let point = wl.points(&[]).unwrap().remove(0);
-        let inst = wl.workload.instantiate(&point).unwrap();
-        Simulation::new(dev, &inst.program, 8)
+        Simulation::new(dev, &program_of(&text), 8)
             .run_outcome()
             .unwrap()
     }
@@ -2459,17 +2464,10 @@ mod tests {
             grid: ["1"], block: ["32"], regs_per_thread: 8, useful_bytes: "4096",
             kernel: [Let("x", "threadIdx.x"), {stores}])"#
         );
-        let wl = match crate::workload_from_str(std::path::Path::new("w.ron"), text) {
-            Ok(w) => w,
-            Err(e) => panic!("{e}"),
-        };
-        let point = wl.points(&[]).unwrap().remove(0);
-        let inst = wl.workload.instantiate(&point).unwrap();
+        let program = program_of(&text);
         let mut dev = h200();
         dev.sm.store_merge.as_mut().unwrap().close_when_sent = close;
-        let o = Simulation::new(&dev, &inst.program, 1)
-            .run_outcome()
-            .unwrap();
+        let o = Simulation::new(&dev, &program, 1).run_outcome().unwrap();
         o.counters.l2_write_sectors as f64 / o.counters.sectors_st as f64
     }
 
@@ -2503,15 +2501,11 @@ mod tests {
             kernel: [Let("x", "threadIdx.x"),
                 For(var: "i", from: "0", to: "1000", body: [Let("x", "x + i")]),
                 Store(buf: "a", index: "threadIdx.x", width: "4")])"#;
-        let wl = crate::workload_from_str(std::path::Path::new("w.ron"), text.into()).unwrap();
-        let point = wl.points(&[]).unwrap().remove(0);
-        let inst = wl.workload.instantiate(&point).unwrap();
+        let program = program_of(text);
         let time = |branch: Option<u32>| {
             let mut dev = h200();
             dev.sm.taken_branch_cycles = branch;
-            let o = Simulation::new(&dev, &inst.program, 1)
-                .run_outcome()
-                .unwrap();
+            let o = Simulation::new(&dev, &program, 1).run_outcome().unwrap();
             (o.counters.time_ps, crate::sm::SmTiming::new(&dev))
         };
         let (with, t) = time(Some(21));
