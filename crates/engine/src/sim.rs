@@ -68,8 +68,8 @@ struct Slot {
     /// Where the kernel is block-affine: the warp replays its traced
     /// instructions instead of executing (the same steps and addresses).
     replay: Option<Replay>,
-    /// Held back with its SM's other [`Waiters`].
-    waiting_room: bool,
+    /// Held back with its SM's other [`Waiters`] (of this kind).
+    waiting_room: Option<Wait>,
     /// The run of stores its last memory instruction began, still open
     /// ([`crate::spec::StoreMerge`]).
     run: Option<Run>,
@@ -131,20 +131,40 @@ impl Run {
     }
 }
 
-/// The warps of one SM whose global access waits for room in the LSU or
-/// miss path until the same time. Only the first of them is in the event
-/// heap: nothing else changes the SM's room until one of them issues, so
-/// when the first finds none at that time, neither would the rest, and
+/// The warps of one SM whose access waits for room until the same time:
+/// a global access for room in the LSU or miss path, or a shared one for
+/// room in the LSU (one group of each per SM). Only the first of a group
+/// is in the event heap: nothing that needs room can issue at a time
+/// when the first finds none, so neither would the rest find any, and
 /// they all move on to the next time at once instead of each going
 /// through the heap. (A shared-memory access takes the LSU without an
-/// in-flight entry, and could change the room in between: kernels with
-/// shared memory do not group their waiters.)
+/// in-flight entry, so it can issue while a global one waits for an
+/// entry and move the global waiters' time: kernels that access shared
+/// memory do not group their global waiters.)
 #[derive(Debug, Clone, Default)]
 struct Waiters {
     wake: u64,
     /// Warp ids, the youngest first (by [`Events::rank`]): the next to
     /// check is the last.
     ids: Vec<u32>,
+}
+
+/// What a held-back access waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// The values it reads (its own time; nothing to group).
+    Values,
+    /// Room in the LSU or miss path, for a global access.
+    Room,
+    /// Room in the LSU, for a shared-memory access.
+    Lsu,
+}
+
+impl Wait {
+    /// Which of an SM's two [`Waiters`] groups it joins.
+    fn group(self) -> usize {
+        (self == Wait::Lsu) as usize
+    }
 }
 
 /// A warp's place in its block's trace ([`simt_core::affine`]).
@@ -420,10 +440,13 @@ pub struct Simulation<'a> {
     /// Each warp of a block, traced, where the kernel is block-affine
     /// (else empty: warps execute).
     traces: Vec<AffineTrace>,
-    /// Per SM, the warps waiting for room together (unused where the
-    /// kernel has shared memory).
-    waiters: Vec<Waiters>,
+    /// Per SM, the warps waiting for room together: global accesses
+    /// (unused where the kernel accesses shared memory), shared ones.
+    waiters: Vec<[Waiters; 2]>,
     group_waits: bool,
+    /// Whether waiters are grouped at all (the tests compare a run
+    /// without, where every waiter goes through the heap).
+    grouping: bool,
     /// Events handled so far, counting each waiter moved on at once: every
     /// 1024 the units forget their past.
     pops: u64,
@@ -532,9 +555,8 @@ fn fault_of(prog: &Program, warp: &Warp, err: ExecError) -> SimError {
 /// cleared); then back-pressure: a full LSU queue or miss path holds the
 /// warp back, and it retries when there is room (so that every unit is
 /// booked in time order, not ahead of requests still to come).
-/// Also says whether the wait is for room in the miss path (a global
-/// access whose values are ready).
-fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> (u64, bool) {
+/// Also says what the access waits for.
+fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> (u64, Wait) {
     let mut ready = 0;
     let mut m = a.srcs;
     while m != 0 {
@@ -543,12 +565,12 @@ fn wake_at(reg_ready: &[u64; 32], sm: &mut Sm, a: &mut WarpAccess, t: u64) -> (u
     }
     if ready > t {
         a.srcs = 0;
-        return (ready, false);
+        return (ready, Wait::Values);
     }
     if a.space == MemSpace::Shared {
-        (sm.lsu_room(t), false)
+        (sm.lsu_room(t), Wait::Lsu)
     } else {
-        (sm.mem_room(t), true)
+        (sm.mem_room(t), Wait::Room)
     }
 }
 
@@ -887,8 +909,10 @@ impl<'a> Simulation<'a> {
             sampler: None,
             steady: None,
             traces: Vec::new(),
-            waiters: vec![Waiters::default(); dev.sm.count as usize],
-            group_waits: !prog.buffers.iter().any(|b| b.space == MemSpace::Shared),
+            waiters: vec![Default::default(); dev.sm.count as usize],
+            group_waits: !(0..prog.len())
+                .any(|pc| prog.mem_op(pc).is_some_and(|m| m.space == MemSpace::Shared)),
+            grouping: true,
             pops: 0,
             special_ps: ps(dev.sm.special_register_cycles.unwrap_or(0.0), cycle),
         };
@@ -1046,8 +1070,8 @@ impl<'a> Simulation<'a> {
             let s = &self.slots[id as usize];
             if s.done {
                 self.retire(id, t);
-            } else if s.waiting_room {
-                self.run_waiters(id, t)?;
+            } else if let Some(why) = s.waiting_room {
+                self.run_waiters(id, t, why)?;
             } else {
                 self.run_warp(id, t)?;
             }
@@ -1075,13 +1099,19 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// Holds warp `id` back until `wake`; `room`: it waits for room in
-    /// its SM's miss path, and joins the SM's [`Waiters`] for that time
-    /// where it can (it checks after the first of them).
-    fn hold(&mut self, id: u32, wake: u64, room: bool) {
-        if room && self.group_waits {
+    /// Holds warp `id` back until `wake`, waiting for `why`: a warp that
+    /// waits for room joins its SM's [`Waiters`] of that kind for that
+    /// time where it can (it checks after the first of them).
+    fn hold(&mut self, id: u32, wake: u64, why: Wait) {
+        let grouped = self.grouping
+            && match why {
+                Wait::Values => false,
+                Wait::Room => self.group_waits,
+                Wait::Lsu => true,
+            };
+        if grouped {
             let sm = self.slots[id as usize].sm as usize;
-            let g = &mut self.waiters[sm];
+            let g = &mut self.waiters[sm][why.group()];
             match g.ids.last() {
                 None => {
                     g.wake = wake;
@@ -1091,7 +1121,7 @@ impl<'a> Simulation<'a> {
                     let heap = &self.heap;
                     let at = g.ids.partition_point(|&x| heap.rank(x) > heap.rank(id));
                     g.ids.insert(at, id);
-                    self.slots[id as usize].waiting_room = true;
+                    self.slots[id as usize].waiting_room = Some(why);
                     return;
                 }
                 Some(_) => {
@@ -1099,7 +1129,7 @@ impl<'a> Simulation<'a> {
                     return;
                 }
             }
-            self.slots[id as usize].waiting_room = true;
+            self.slots[id as usize].waiting_room = Some(why);
         }
         self.heap.push(wake, id);
     }
@@ -1107,31 +1137,34 @@ impl<'a> Simulation<'a> {
     /// The first of its SM's waiters, `id`, checks for room at `t`: if
     /// there is none, every waiter moves on to when there is; if there
     /// is, it goes on, and the next waiter checks after it.
-    fn run_waiters(&mut self, id: u32, t: u64) -> Result<(), SimError> {
+    fn run_waiters(&mut self, id: u32, t: u64, why: Wait) -> Result<(), SimError> {
         let s = &mut self.slots[id as usize];
-        let sm = s.sm as usize;
-        debug_assert_eq!(self.waiters[sm].wake, t);
-        debug_assert_eq!(self.waiters[sm].ids.last(), Some(&id));
+        let (sm, w) = (s.sm as usize, why.group());
+        debug_assert_eq!(self.waiters[sm][w].wake, t);
+        debug_assert_eq!(self.waiters[sm][w].ids.last(), Some(&id));
         let k = s.pending.expect("a waiter holds an access");
         let a = &mut self.parked[k as usize];
-        let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[sm], a, t);
-        debug_assert!(room);
+        let (wake, kind) = wake_at(&s.reg_ready, &mut self.sms[sm], a, t);
+        debug_assert_eq!(kind, why);
         if wake > t {
-            let rest = self.waiters[sm].ids.len() as u64 - 1;
+            let rest = self.waiters[sm][w].ids.len() as u64 - 1;
             if rest > 0 {
-                self.sms[sm].mem_room_for(t, rest);
+                match why {
+                    Wait::Lsu => self.sms[sm].lsu_room_for(t, rest),
+                    _ => self.sms[sm].mem_room_for(t, rest),
+                };
                 self.count_events(rest, t);
             }
-            self.waiters[sm].wake = wake;
+            self.waiters[sm][w].wake = wake;
             self.heap.push(wake, id);
             return Ok(());
         }
-        let g = &mut self.waiters[sm];
+        let g = &mut self.waiters[sm][w];
         g.ids.pop();
         if let Some(&next) = g.ids.last() {
             self.heap.push(t, next);
         }
-        self.slots[id as usize].waiting_room = false;
+        self.slots[id as usize].waiting_room = None;
         self.run_ready(id, t)
     }
 
@@ -1191,7 +1224,7 @@ impl<'a> Simulation<'a> {
             s.reg_ready = [at; 32];
             s.pending = None;
             s.done = false;
-            s.waiting_room = false;
+            s.waiting_room = None;
             // A warp whose first instruction reads its indices runs first
             // when they are there ([`Simulation::run_ready`] would hold it
             // until then; this saves the event).
@@ -1315,9 +1348,9 @@ impl<'a> Simulation<'a> {
             return true;
         };
         let a = &mut self.parked[k as usize];
-        let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
+        let (wake, why) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], a, t);
         if wake > t {
-            self.hold(id, wake, room);
+            self.hold(id, wake, why);
             return false;
         }
         true
@@ -1458,7 +1491,7 @@ impl<'a> Simulation<'a> {
                 }
             };
             let s = &mut self.slots[id as usize];
-            let (wake, room) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
+            let (wake, why) = wake_at(&s.reg_ready, &mut self.sms[s.sm as usize], &mut a, t);
             if wake > t {
                 let k = match self.free_parked.pop() {
                     Some(k) => {
@@ -1471,7 +1504,7 @@ impl<'a> Simulation<'a> {
                     }
                 };
                 self.slots[id as usize].pending = Some(k);
-                self.hold(id, wake, room);
+                self.hold(id, wake, why);
                 return Ok(());
             }
             t = self.memory(id, &a, t);
@@ -2276,7 +2309,7 @@ mod tests {
         let point = wl.points(&o).unwrap().remove(0);
         let inst = wl.workload.instantiate(&point).unwrap();
         let mut sim = Simulation::new(&dev, &inst.program, inst.regs_per_thread);
-        sim.group_waits = group;
+        sim.grouping = group;
         sim.run_outcome().unwrap()
     }
 
@@ -2301,6 +2334,47 @@ mod tests {
         let per_wave = (w[w.len() - 1] - w[1]) as f64 / (w.len() - 2) as f64;
         let longest = o.longest_block_ps as f64 / per_wave;
         assert!(longest <= 4.44, "a block stayed {longest:.2} waves");
+    }
+
+    /// Grouping the warps that wait for room ([`Waiters`]) saves events,
+    /// not time: a run is the same with every waiter going through the
+    /// heap, for global accesses (a kernel without shared memory, and one
+    /// with shared memory it never accesses) and for shared ones (with
+    /// global accesses beside them, whose waiters are then not grouped).
+    #[test]
+    fn grouped_waiters_run_as_each_one_alone() {
+        for (dev, wl, set) in [
+            (
+                "h200",
+                "stride",
+                &[("nMB", 1), ("elem", 4), ("stride", 8)][..],
+            ),
+            (
+                "c2050",
+                "offset",
+                &[("nMB", 1), ("elem", 4), ("offset", 1)][..],
+            ),
+            (
+                "h200",
+                "stride_smem",
+                &[("nMB", 1), ("elem", 8), ("stride", 8), ("smem", 36864)][..],
+            ),
+            (
+                "h200",
+                "shared_pred",
+                &[("flag", 1), ("op", 0), ("trips", 4)][..],
+            ),
+            (
+                "h200",
+                "shared_pred",
+                &[("flag", 0), ("op", 0), ("trips", 4)][..],
+            ),
+            ("h200", "transpose_tiled", &[("n", 512)][..]),
+            ("c2050", "reduce", &[("nMB", 1)][..]),
+        ] {
+            let grouped = outcome(dev, wl, set, true);
+            assert_eq!(grouped, outcome(dev, wl, set, false), "{dev} {wl} {set:?}");
+        }
     }
 
     #[test]

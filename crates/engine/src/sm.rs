@@ -218,8 +218,14 @@ impl Sm {
     /// [`Sm::mem_room`] for a shared-memory instruction, which needs room
     /// in the LSU queue but no in-flight entry.
     pub fn lsu_room(&mut self, t: u64) -> u64 {
+        self.lsu_room_for(t, 1)
+    }
+
+    /// [`Sm::lsu_room`] asked by `n` warps at `t` (each finds the same
+    /// answer, and each wait counts).
+    pub fn lsu_room_for(&mut self, t: u64, n: u64) -> u64 {
         let lsu = self.lsu_busy().saturating_sub(self.t.lsu_window_ps).max(t);
-        self.lsu_wait_ps += lsu - t;
+        self.lsu_wait_ps += n * (lsu - t);
         lsu
     }
 
