@@ -443,10 +443,10 @@ pub struct Simulation<'a> {
     /// Per SM, the warps waiting for room together: global accesses
     /// (unused where the kernel accesses shared memory), shared ones.
     waiters: Vec<[Waiters; 2]>,
-    group_waits: bool,
-    /// Whether waiters are grouped at all (the tests compare a run
-    /// without, where every waiter goes through the heap).
-    grouping: bool,
+    /// Whether each of the two kinds of waiters is grouped (the tests
+    /// compare a run where neither is, every waiter going through the
+    /// heap).
+    group: [bool; 2],
     /// Events handled so far, counting each waiter moved on at once: every
     /// 1024 the units forget their past.
     pops: u64,
@@ -910,9 +910,11 @@ impl<'a> Simulation<'a> {
             steady: None,
             traces: Vec::new(),
             waiters: vec![Default::default(); dev.sm.count as usize],
-            group_waits: !(0..prog.len())
-                .any(|pc| prog.mem_op(pc).is_some_and(|m| m.space == MemSpace::Shared)),
-            grouping: true,
+            group: [
+                !(0..prog.len())
+                    .any(|pc| prog.mem_op(pc).is_some_and(|m| m.space == MemSpace::Shared)),
+                true,
+            ],
             pops: 0,
             special_ps: ps(dev.sm.special_register_cycles.unwrap_or(0.0), cycle),
         };
@@ -1103,13 +1105,7 @@ impl<'a> Simulation<'a> {
     /// waits for room joins its SM's [`Waiters`] of that kind for that
     /// time where it can (it checks after the first of them).
     fn hold(&mut self, id: u32, wake: u64, why: Wait) {
-        let grouped = self.grouping
-            && match why {
-                Wait::Values => false,
-                Wait::Room => self.group_waits,
-                Wait::Lsu => true,
-            };
-        if grouped {
+        if why != Wait::Values && self.group[why.group()] {
             let sm = self.slots[id as usize].sm as usize;
             let g = &mut self.waiters[sm][why.group()];
             match g.ids.last() {
@@ -2309,7 +2305,7 @@ mod tests {
         let point = wl.points(&o).unwrap().remove(0);
         let inst = wl.workload.instantiate(&point).unwrap();
         let mut sim = Simulation::new(&dev, &inst.program, inst.regs_per_thread);
-        sim.grouping = group;
+        sim.group = [group; 2];
         sim.run_outcome().unwrap()
     }
 
