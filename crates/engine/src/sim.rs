@@ -70,9 +70,6 @@ struct Slot {
     replay: Option<Replay>,
     /// Held back with its SM's other [`Waiters`] (of this kind).
     waiting_room: Option<Wait>,
-    /// The run of stores its last memory instruction began, still open
-    /// ([`crate::spec::StoreMerge`]).
-    run: Option<Run>,
 }
 
 /// The most recent stores an SM keeps for merging within the window.
@@ -388,6 +385,11 @@ pub struct Simulation<'a> {
     /// that a store of another scheduler within the merge window writes
     /// among them leave with them.
     recent: Vec<std::collections::VecDeque<(u64, u8, u32, Run)>>,
+    /// Per warp slot, the run of stores its last memory instruction
+    /// began, still open ([`crate::spec::StoreMerge`]): beside the slots,
+    /// not in them, as only kernels that store use it and the warp that
+    /// runs next is fetched whole.
+    open_runs: Vec<Option<Run>>,
     /// Per warp slot, the data of its open run ([`RunData`]).
     run_data: Vec<RunData>,
     /// The other warps' open runs a store's sectors join: (warp, run,
@@ -882,6 +884,7 @@ impl<'a> Simulation<'a> {
             runs_open: vec![0; dev.sm.count as usize],
             next_run: 0,
             recent: vec![Default::default(); dev.sm.count as usize],
+            open_runs: Vec::new(),
             run_data: Vec::new(),
             joined: Vec::new(),
             memo: lsu::Memo::new(),
@@ -1586,12 +1589,11 @@ impl<'a> Simulation<'a> {
         self.joined.clear();
         if let Some(m) = merge {
             let joins = !is_load
-                && self.slots[id as usize]
-                    .run
-                    .as_ref()
+                && self
+                    .run_of(id)
                     .is_some_and(|r| issue <= r.open_until && r.covers(&lines));
             if joins {
-                let run = self.slots[id as usize].run.as_ref().map_or(0, |r| r.id);
+                let run = self.run_of(id).map_or(0, |r| r.id);
                 for r in &lines {
                     self.joined.push((id, run, r.line, r.sectors));
                 }
@@ -1636,7 +1638,7 @@ impl<'a> Simulation<'a> {
                 }
                 self.open_run(id, sm_i, &lines, n, m.open_sectors, issue);
                 opens = true;
-                if let Some(run) = self.slots[id as usize].run {
+                if let Some(&run) = self.run_of(id) {
                     self.recent[sm_i].push_back((cycle, sched, id, run));
                 }
             }
@@ -1717,7 +1719,7 @@ impl<'a> Simulation<'a> {
         self.lines = lines;
         self.written = written;
         if opens && self.run_closes_when_sent {
-            if let Some(run) = self.slots[id as usize].run.as_mut() {
+            if let Some(run) = self.run_mut(id) {
                 run.open_until = sent;
             }
         }
@@ -1746,11 +1748,21 @@ impl<'a> Simulation<'a> {
         self.sms[sm_i].next_issue(issue)
     }
 
+    /// Warp `id`'s open run of merged stores, if any.
+    fn run_of(&self, id: u32) -> Option<&Run> {
+        self.open_runs.get(id as usize)?.as_ref()
+    }
+
+    /// The same, to change.
+    fn run_mut(&mut self, id: u32) -> Option<&mut Run> {
+        self.open_runs.get_mut(id as usize)?.as_mut()
+    }
+
     /// Closes warp `id`'s open run of merged stores, if any, at `t`: the
     /// byte mask of each line whose sectors sent are still partly written
     /// takes its beat on the SM's store data path.
     fn close_run(&mut self, id: u32, t: u64) {
-        if let Some(r) = self.slots[id as usize].run.take() {
+        if let Some(r) = self.open_runs.get_mut(id as usize).and_then(Option::take) {
             let sm_i = self.slots[id as usize].sm as usize;
             self.runs_open[sm_i] -= r.sectors;
             let d = &self.run_data[id as usize];
@@ -1768,7 +1780,12 @@ impl<'a> Simulation<'a> {
     /// data of the runs they join, where those are still open.
     fn join_run_bytes(&mut self) {
         for &(w, run, line, sectors) in &self.joined {
-            let Some(r) = self.slots[w as usize].run.as_ref().filter(|r| r.id == run) else {
+            let Some(r) = self
+                .open_runs
+                .get(w as usize)
+                .and_then(Option::as_ref)
+                .filter(|r| r.id == run)
+            else {
                 continue;
             };
             let bytes = bytes_of(&self.written, line);
@@ -1793,6 +1810,7 @@ impl<'a> Simulation<'a> {
     fn open_run(&mut self, id: u32, sm_i: usize, lines: &[LineRequest], n: u32, cap: u32, t: u64) {
         if self.run_data.len() <= id as usize {
             self.run_data.resize(id as usize + 1, RunData::default());
+            self.open_runs.resize(id as usize + 1, None);
         }
         let mut run = Run {
             id: self.next_run,
@@ -1805,15 +1823,12 @@ impl<'a> Simulation<'a> {
         for (k, r) in lines.iter().enumerate() {
             run.lines[k] = (r.line, r.sectors);
         }
-        self.slots[id as usize].run = Some(run);
+        self.open_runs[id as usize] = Some(run);
         self.runs[sm_i].push_back((id, run.id));
         self.runs_open[sm_i] += n;
         // Oldest first; entries of runs already closed go as they come.
         while let Some(&(w, r)) = self.runs[sm_i].front() {
-            let open = self.slots[w as usize]
-                .run
-                .as_ref()
-                .is_some_and(|x| x.id == r);
+            let open = self.run_of(w).is_some_and(|x| x.id == r);
             if open && self.runs_open[sm_i] <= cap {
                 break;
             }
@@ -1847,7 +1862,7 @@ impl<'a> Simulation<'a> {
             // it, would be on the store data path.
             let beats: u64 = lines.iter().map(|r| r.sectors.count_ones() as u64).sum();
             let sent = looked + beats * self.sms[sm_i].store_beat_ps();
-            if let Some(run) = self.slots[id as usize].run.as_mut() {
+            if let Some(run) = self.run_mut(id) {
                 run.open_until = run.open_until.max(sent);
             }
         }
