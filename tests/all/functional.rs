@@ -45,14 +45,18 @@ fn one_traced_block_counts_what_every_warp_counts() {
                 if prog.blocks() * prog.threads_per_block() as u64 > 1 << 22 {
                     continue;
                 }
-                let every = engine::sim::count_each_warp(&dev, prog, u64::MAX);
+                // Where the shortcut does not apply there is nothing to
+                // compare, and every warp need not run.
                 let short = engine::functional::count_affine(&dev, prog, u64::MAX);
+                if matches!(short, Ok(None)) {
+                    continue;
+                }
+                let every = engine::sim::count_each_warp(&dev, prog, u64::MAX);
                 match (every, short) {
                     (Ok(e), Ok(Some(s))) => {
                         assert_eq!(e, s, "{} {name} {point:?}", dev.name);
                         traced.push(name.clone());
                     }
-                    (_, Ok(None)) => {}
                     (e, s) => panic!("{} {name} {point:?}: {e:?} against {s:?}", dev.name),
                 }
             }
