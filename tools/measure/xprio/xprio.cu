@@ -9,18 +9,19 @@
 //     of a 2 GiB buffer, the L2 emptied first (256 MiB of other data read),
 //     twice; a page whose least latency is below NEAR_MAX cycles is homed in
 //     SM 0's partition (call it P0), from there to FAR_MAX in the other (P1).
-//     Then every SM loads the first lines of 16 P0 pages (the L2 emptied
-//     before each SM): an SM whose median is below NEAR_MAX is one of P0's.
-//  2. probe: one warp on the second P0 SM loads, one
-//     at a time, 16 lines of P0 pages that it has read once before (L2
-//     hits in their home slices, which are its own partition's), timing
-//     each with clock64, while GEN SMs stream reads of other P0 pages from
-//     DRAM (ld.global.cg.v4, 8 blocks of 256 threads an SM, 4 loads in
-//     flight a thread), until the probe is done. GEN SMs are n of P0's own
-//     SMs (local: their requests reach the home slices from their own
-//     crossbar) or n of P1's (remote: their requests reach the same slices
-//     over the fabric between the partitions). The generators' bytes over
-//     the probe's span give their rate.
+//     Then every SM loads the first lines of 64 P0 pages (the L2 emptied
+//     before each SM), and the SMs split at the middle of the range of
+//     their median latencies (P0's below).
+//  2. probe: one warp on the second P0 SM loads, one at a time, 16 lines
+//     of P0 pages that it has read once before (L2 hits in their home
+//     slices, its own partition's), timing each with clock64, 1 ms after
+//     GEN SMs began to stream reads of other P0 pages from DRAM
+//     (ld.global.cg.v4, 8 blocks of 256 threads an SM, 4 loads in flight a
+//     thread) for 8 ms by the global timer (nothing polls memory). GEN SMs
+//     are n of P0's own SMs (local: their requests reach the home slices
+//     from their own crossbar) or n of P1's (remote: their requests reach
+//     the same slices over the fabric between the partitions). The
+//     generators' bytes over their 8 ms give their rate.
 //     The same with the GEN SMs storing (st.global.cg.v4) round and round
 //     into 16 MiB of P0 pages that the L2 keeps: write traffic into the
 //     home slices without DRAM reads.
@@ -48,6 +49,8 @@ const uint64_t GBYTES = 2ull << 30;
 const uint64_t NPAGES = GBYTES / PAGE;
 const int PROBE_LINES = 16;
 const int PROBE_LOADS = 8192;
+const long long GEN_NS = 8000000;         // 8 ms
+const long long PROBE_DELAY_NS = 1000000; // 1 ms
 
 __device__ __forceinline__ uint32_t smid() {
     uint32_t s;
@@ -92,13 +95,16 @@ __global__ void walk(const uint32_t* a, const uint64_t* offs, int n, uint32_t ta
     }
 }
 
-// role[sm]: 1 probe, 2 generator, 0 idle. The probe (one block) first loads
-// its lines once, then times PROBE_LOADS dependent loads over them, then
-// raises `done`. Generators read their pages (gen_pages[0..gen_n), 4 KiB
-// each, spread over the generator blocks) round and round until `done`.
+// role[sm]: 1 probe, 2 generator, 0 idle. Nothing polls memory (a flag
+// that every generator read would be a line hammered in one slice of the
+// partition whose SMs read it): the generators run for GEN_NS by the
+// global timer, and the probe (one block) loads its lines once, waits
+// PROBE_DELAY_NS, then times PROBE_LOADS dependent loads over them, well
+// inside the generators' time. Generators read (or write) their pages
+// (gen_pages[0..gen_n), 4 KiB each, spread over the generator blocks)
+// round and round.
 __global__ void run(uint32_t* a, const uint8_t* role, const uint64_t* probe_offs, const uint64_t* gen_pages,
                     uint64_t gen_n, int gen_store, int gen_blocks_per_sm, const int* gen_rank, int* claimed,
-                    volatile int* done,
                     uint32_t* lat, unsigned long long* moved, long long* span, uint32_t* sink) {
     __shared__ int mine, slot;
     uint32_t s = smid();
@@ -108,9 +114,12 @@ __global__ void run(uint32_t* a, const uint8_t* role, const uint64_t* probe_offs
         __syncwarp();
         if (!mine) return;
         if (threadIdx.x != 0) return;
+        long long t_start = (long long)gtime();
         uint32_t v = 0;
         for (int i = 0; i < PROBE_LINES; i++) v += ld_cg(a + probe_offs[i]);
         v &= 0;
+        while ((long long)gtime() - t_start < PROBE_DELAY_NS) {
+        }
         long long g0 = (long long)gtime();
         for (int i = 0; i < PROBE_LOADS; i++) {
             long long t0 = clk();
@@ -121,8 +130,7 @@ __global__ void run(uint32_t* a, const uint8_t* role, const uint64_t* probe_offs
             lat[i] = (uint32_t)(t1 - t0);
         }
         span[0] = (long long)gtime() - g0;
-        *done = 1;
-        __threadfence();
+        span[1] = g0 - t_start;
         return;
     }
     if (role[s] != 2) return;
@@ -137,10 +145,8 @@ __global__ void run(uint32_t* a, const uint8_t* role, const uint64_t* probe_offs
     uint64_t total = gen_n * per_page;
     uint64_t stride = (uint64_t)gridDim.x * blockDim.x;  // large, any fixed step
     uint64_t i = ((uint64_t)rank * blockDim.x + threadIdx.x) * 4;
-    // Until the probe is done, or 200 ms (so that a probe never placed
-    // cannot leave the generators running).
     long long t_start = (long long)gtime();
-    while (!*done && (long long)gtime() - t_start < 200000000LL) {
+    while ((long long)gtime() - t_start < GEN_NS) {
         uint4 r[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -182,7 +188,7 @@ int main(int argc, char** argv) {
     const uint64_t flush_n = (256ull << 20) / 4;
     uint32_t *a, *f, *lat, *sink;
     uint64_t *offs, *gpages, *probe_offs;
-    int *claimed, *done, *rank;
+    int *claimed, *rank;
     uint8_t* role;
     unsigned long long* moved;
     long long* span;
@@ -196,11 +202,10 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&probe_offs, PROBE_LINES * 8));
     CK(cudaMalloc(&sink, 4096 * 4));
     CK(cudaMalloc(&claimed, 256 * 4));
-    CK(cudaMalloc(&done, 4));
     CK(cudaMalloc(&rank, 256 * 4));
     CK(cudaMalloc(&role, 256));
     CK(cudaMalloc(&moved, 8));
-    CK(cudaMalloc(&span, 8));
+    CK(cudaMalloc(&span, 16));
     auto flush = [&]() { read_all<<<sms * 4, 256>>>(f, flush_n, sink); };
     auto walk_from = [&](int sm, const std::vector<uint64_t>& o, std::vector<uint32_t>& h) {
         CK(cudaMemcpy(offs, o.data(), o.size() * 8, cudaMemcpyHostToDevice));
@@ -287,11 +292,10 @@ int main(int argc, char** argv) {
                 CK(cudaMemcpy(role, r.data(), 256, cudaMemcpyHostToDevice));
                 CK(cudaMemcpy(rank, rk.data(), 256 * 4, cudaMemcpyHostToDevice));
                 CK(cudaMemset(claimed, 0, 256 * 4));
-                CK(cudaMemset(done, 0, 4));
                 CK(cudaMemset(moved, 0, 8));
                 flush();
                 run<<<sms * 8, 256>>>(a, role, probe_offs, st ? spages : gpages, st ? spg.size() : gp.size(), st, 8,
-                                      rank, claimed, done, lat, moved, span, sink);
+                                      rank, claimed, lat, moved, span, sink);
                 CK(cudaGetLastError());
                 CK(cudaDeviceSynchronize());
                 std::vector<uint32_t> h(PROBE_LOADS);
@@ -304,7 +308,8 @@ int main(int argc, char** argv) {
                 pct(h, q);
                 fprintf(fo, "%s,%s,%d,%d,%d,%.1f,%lld,%.0f,%.0f,%.0f,%.0f,%.1f\n", st ? "store" : "read",
                         gen ? "remote" : "local", gen, n, rep,
-                        sp > 0 ? mv / (double)sp : 0.0, sp, q[0], q[1], q[2], q[3], q[4]);
+                        mv / (double)GEN_NS, sp, q[0], q[1], q[2], q[3], q[4]);
+                if (sp + PROBE_DELAY_NS > GEN_NS) fprintf(stderr, "probe outlasted the generators: %lld ns\n", sp);
                 fflush(fo);
             }
         }
