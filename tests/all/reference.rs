@@ -175,9 +175,10 @@ fn h200_traffic_and_time_against_nsight_compute() {
     // SM's store path and a slice's write path take a store for its
     // sectors, command and byte mask as the H200 does (DEVIATIONS.md 35),
     // 121; since a DRAM bank's queue holds only the requests that have
-    // arrived (DEVIATIONS.md 36), 119. The eleven misses, all fast: double
-    // offset 20, float strides 29 and 31 and double strides 21-24, 26, 27,
-    // 29 and 30 (-15% to -20%), where the L2's write-backs and an SM's
+    // arrived (DEVIATIONS.md 36), 119; since the L1's 8 ways and hashed
+    // sets (DEVIATIONS.md 32, 2026-11-29), 122. The eight misses, all fast:
+    // double offset 20, float strides 29 and 31 and double strides 21-24
+    // and 26 (-15.5% to -20.5%), where the L2's write-backs and an SM's
     // misses cost the reads less than on the H200 (DEVIATIONS.md 27, 28,
     // 29), what holds the H200's block slots at large strides is not
     // modelled (DEVIATIONS.md 34) and neither are the lines its L2 loses
