@@ -8,7 +8,17 @@
 #   each checkout built (`cargo build --release`); ROUNDS defaults to 3.
 # Prints CSV: round,point,which,task_clock_ms,sectors,time_ns
 set -u -o pipefail
+if [ $# -lt 2 ]; then
+    echo "usage: $0 OLD_CHECKOUT NEW_CHECKOUT [ROUNDS]" >&2
+    exit 2
+fi
 OLD=$1 NEW=$2 ROUNDS=${3:-3}
+for d in "$OLD" "$NEW"; do
+    if [ ! -x "$d/target/release/gpusim" ]; then
+        echo "$0: $d/target/release/gpusim not found: build that checkout first (cargo build --release)" >&2
+        exit 2
+    fi
+done
 pts=("c870 offset --set nMB=4 --set elem=4 --set offset=1"
     "c2050 stride --set nMB=4 --set elem=4 --set stride=8"
     "h200 stride --set nMB=16 --set elem=4 --set stride=4"

@@ -75,13 +75,6 @@ __global__ void fill_chain(uint32_t* a) {
     }
 }
 
-__global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
-    uint32_t s = 0;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
-        s += ld_cg(a + i);
-    if (s == 0x12345678) sink[0] = s;
-}
-
 // n dependent loads along the chain from `line`, each one's latency to lat,
 // the chase's span to span[0]; then every block's done flag is raised.
 __device__ void chase_then_release(const uint32_t* a, uint32_t line, int n, uint32_t* lat, volatile int* done,

@@ -83,13 +83,6 @@ __global__ void cv_kernel(const uint32_t* a, int n, long long* at, uint32_t* lat
     g[2] = (uint64_t)(clk() - c0);
 }
 
-__global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
-    uint32_t s = 0;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
-        s += ld_cg(a + i);
-    if (s == 0x12345678) sink[0] = s;
-}
-
 // n dependent loads along the chain from `line`, each one's latency to lat.
 __device__ void chase(const uint32_t* a, uint32_t line, int n, uint32_t* lat, uint32_t* sink) {
     for (int i = 0; i < n; i++) {

@@ -38,19 +38,6 @@ const int NA = 4096;  // lines from the buffer's start
 const int NB = 1024;  // lines from 1 GiB on
 const uint64_t B_LINE = (1ull << 30) / 128;
 
-__device__ __forceinline__ uint32_t smid() {
-    uint32_t s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
-__global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
-    uint32_t s = 0;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
-        s += ld_cg(a + i);
-    if (s == 0x12345678) sink[0] = s;
-}
-
 // The same over a list of n line numbers.
 __global__ void walk_list(const uint32_t* a, const uint64_t* lines, int n, uint32_t target, int* claimed,
                           uint32_t* lat, uint32_t* sink) {

@@ -43,12 +43,6 @@
 #include "../ck.cuh"
 #include "../clock.cuh"
 
-__device__ __forceinline__ uint32_t smid() {
-    uint32_t s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
 const int SMS = 132;
 const int SMID_MAX = 256;  // %smid need not be below the SM count
 const int CHUNK = 8;       // lines a warp claims at once

@@ -57,12 +57,6 @@ __global__ void stride_rec(T* a, int s, uint64_t* start, uint64_t* end) {
     if (threadIdx.x == 0) end[blockIdx.x] = gtime();
 }
 
-__device__ __forceinline__ uint32_t smid() {
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
-    return r;
-}
-
 // As stride_rec, and the SM each block ran on.
 template <class T>
 __global__ void stride_rec_sm(T* a, int s, uint64_t* start, uint64_t* end, uint32_t* sm) {

@@ -52,11 +52,6 @@ const int PROBE_LOADS = 8192;
 const long long GEN_NS = 8000000;         // 8 ms
 const long long PROBE_DELAY_NS = 1000000; // 1 ms
 
-__device__ __forceinline__ uint32_t smid() {
-    uint32_t s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
 __device__ __forceinline__ uint4 ld_cg4(const uint4* p) {
     uint4 v;
     asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
@@ -69,13 +64,6 @@ __device__ __forceinline__ uint4 ld_cg4(const uint4* p) {
 __device__ __forceinline__ void st_cg4(uint4* p, uint4 v) {
     asm volatile("st.global.cg.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                  : "memory");
-}
-
-__global__ void read_all(const uint32_t* a, uint64_t n, uint32_t* sink) {
-    uint32_t s = 0;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
-        s += ld_cg(a + i);
-    if (s == 0x12345678) sink[0] = s;
 }
 
 // Lane 0 of the first block on SM `target` loads word offs[i] (in words) of
